@@ -1,0 +1,16 @@
+package dev.twophase;
+
+/** A failure that may go away when the same operation is tried again (a broker or database away). */
+public class RetriableTwoPhaseException extends TwoPhaseException {
+
+  private static final long serialVersionUID = 1L;
+
+  public RetriableTwoPhaseException(String message, Throwable cause) {
+    super(message, cause);
+  }
+
+  public RetriableTwoPhaseException(
+      String message, Throwable cause, long checkpointId, String participant) {
+    super(message, cause, checkpointId, participant);
+  }
+}

@@ -1,0 +1,31 @@
+package dev.twophase;
+
+import java.util.Optional;
+
+/**
+ * What a participant knows when it begins a transaction.
+ *
+ * @param <CONTEXT> the participant's user context
+ */
+public interface TransactionContext<CONTEXT> extends ParticipantContext {
+
+  /** The checkpoint this transaction will be pre-committed in, if all goes well. */
+  long checkpointId();
+
+  /**
+   * A number that grows with every transaction this incarnation begins, starting at 0. Together
+   * with {@link #ownerEpoch()} it is unique for the coordinator across restarts.
+   */
+  long sequence();
+
+  /**
+   * A name unique across the coordinator's restarts and safe for file names, Kafka transactional
+   * ids and XA global ids: {@code <coordinatorId>-<participantName>-<epoch>-<sequence>}, where
+   * characters other than letters, digits, {@code .}, {@code _} and {@code -} in the two names are
+   * replaced by {@code _}.
+   */
+  String transactionName();
+
+  /** The participant's context, restored from the log or made by {@code initializeUserContext}. */
+  Optional<CONTEXT> userContext();
+}

@@ -1,0 +1,418 @@
+package dev.twophase;
+
+import dev.twophase.StateLog.CoordinatorLog;
+import dev.twophase.internal.CoordinatorCore;
+import dev.twophase.internal.CoordinatorCore.PendingCheckpoint;
+import dev.twophase.internal.CoordinatorCore.Prepared;
+import dev.twophase.internal.CoordinatorCore.Registration;
+import dev.twophase.internal.CrashPoint;
+import dev.twophase.internal.Faults;
+import dev.twophase.internal.StateCodec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A self-driving two-phase-commit coordinator: it takes checkpoints on its own (by interval, record
+ * count or on request) and keeps its bookkeeping in a {@link StateLog}.
+ *
+ * <h2>Design</h2>
+ *
+ * <p>Exactly-once output across several resources needs one place where "checkpoint n happened"
+ * becomes true at a single instant. Here that instant is the return of a durable append to the
+ * state log. Everything before it is reversible: each participant's transaction of checkpoint n is
+ * pre-committed (durable but invisible) and the next transactions are begun, and if anything fails
+ * or the process dies, the transactions are aborted (presumed abort). Everything after it is
+ * inevitable: the record names every pre-committed handle, so the commits are redone, by this
+ * process or by the next one after a crash, until each participant reports them committed. The
+ * protocol therefore needs only two things from a participant: a pre-commit that survives a crash,
+ * and a commit that can be repeated from the handle alone. What it cannot tell from the resource
+ * (a transaction that expired before its commit) it reports as {@link TransactionLostException},
+ * never as success.
+ *
+ * <p>The record also names the transactions begun for checkpoint n + 1, so that a restart aborts
+ * them; the few begun after the last durable record are found by each participant from its own
+ * naming scheme ({@link TransactionContext#transactionName()}). It carries each participant's
+ * context and the application's own snapshot ({@link ApplicationState}), so the application resumes
+ * its input exactly where the decided output ends. Because every record carries all transactions
+ * still pending, the log only ever needs its latest record per coordinator, which is what keeps it
+ * small under compaction; completion marks merely save idempotent re-commits after a crash.
+ *
+ * <p>Threads. Writes, checkpoints and {@code finish} happen on one application thread, which owns
+ * the current transactions: the per-record path ({@link Output#write}) reads a field and calls the
+ * participant, with no lock and no allocation of the coordinator's. Commits run on a dedicated
+ * committer thread, in checkpoint order and, within a checkpoint, in participant order, so a
+ * resource never sees transaction n + 1 committed before n. A failed commit is retried with
+ * exponential backoff and is never dropped; while it is retried, the application keeps writing and
+ * deciding later checkpoints, which queue behind it. The two threads share only the map of pending
+ * checkpoints and the coordinator's state.
+ *
+ * <p>Failure model. A failed pre-commit fails only its checkpoint ({@link CheckpointFailedException}):
+ * its transactions are aborted everywhere, new ones are begun, and the application is told to
+ * replay from the last decided snapshot. A failed log append leaves the decision unknown, so the
+ * coordinator stops without committing or aborting ({@link FatalTwoPhaseException}); the next start
+ * reads the log and finishes whichever way it went. Lost transactions and fencing stop it too.
+ *
+ * <h2>Use</h2>
+ *
+ * <pre>{@code
+ * try (StateLog log = FileStateLog.open(Path.of("state"))) {
+ *   FileParticipant files = ...;
+ *   Coordinator coordinator = Coordinator.builder("orders", log)
+ *       .participant("files", files)
+ *       .config(CoordinatorConfig.custom().checkpointInterval(Duration.ofSeconds(1)).build())
+ *       .applicationState(ApplicationState.of(Codecs.json(Long.class), id -> position, (p, id) -> seek(p)))
+ *       .build();                                   // recovers, then begins transactions
+ *   Output<String> out = coordinator.output(files);
+ *   for (String record : input) {
+ *     out.write(record);
+ *     coordinator.maybeCheckpoint();               // by interval or record count
+ *   }
+ *   coordinator.finish().awaitCommitted(Duration.ofSeconds(30));
+ *   coordinator.close();
+ * }
+ * }</pre>
+ *
+ * <p>The coordinator owns its participants: {@link #close()} closes them.
+ */
+public final class Coordinator implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
+
+  private final CoordinatorCore core;
+  private final CoordinatorLog log;
+  private final ScheduledExecutorService committer;
+  private final long intervalMillis;
+  private final long everyRecords;
+  private long nextCheckpointId;
+
+  // Committer thread only.
+  private boolean retryScheduled;
+  private long retryingCheckpoint = -1;
+  private int attempt;
+
+  private Coordinator(CoordinatorCore core, CoordinatorLog log) {
+    this.core = core;
+    this.log = log;
+    CoordinatorConfig config = core.config();
+    this.intervalMillis = config.checkpointInterval().map(Duration::toMillis).orElse(-1L);
+    this.everyRecords = config.checkpointEveryRecords();
+    this.committer =
+        Executors.newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "twophase-committer-" + core.coordinatorId());
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
+  /** Starts building a coordinator with this id over {@code stateLog}. */
+  public static Builder builder(String coordinatorId, StateLog stateLog) {
+    return new Builder(coordinatorId, stateLog);
+  }
+
+  private void start() throws Exception {
+    StoredState last = log.lastState();
+    StateCodec.CoordinatorRecord record =
+        last == null ? null : StateCodec.decode(last.payload(), "the state log of coordinator '" + core.coordinatorId() + "'");
+    core.recover(record, log.lastCompletedCheckpointId(), log.ownerEpoch(), log::appendCompletion);
+    nextCheckpointId = core.lastCheckpointId() + 1;
+    core.beginAll(nextCheckpointId);
+    // The initial record: a crash before the first checkpoint must abort what was just begun.
+    log.appendState(core.lastCheckpointId(), core.encodeInitialState());
+    core.transition(CoordinatorState.RUNNING);
+    LOG.info("coordinator {} started: epoch {}, last decided checkpoint {}",
+        core.coordinatorId(), core.ownerEpoch(), core.lastCheckpointId());
+  }
+
+  /**
+   * An output that writes records into {@code participant}'s current transaction. Obtain it once
+   * and keep it; it follows the coordinator from transaction to transaction.
+   */
+  public <IN, T, P extends Participant<T, ?> & Writable<IN, T>> Output<IN> output(P participant) {
+    return core.output(participant);
+  }
+
+  /**
+   * The current transaction of {@code participant}, for participants that expose their resource
+   * through the handle (a JDBC connection bound to it, for example). Changes at every checkpoint:
+   * read it again after {@link #checkpoint()} or {@link #maybeCheckpoint()}.
+   */
+  public <T> T currentTransaction(Participant<T, ?> participant) {
+    return core.currentTransaction(participant);
+  }
+
+  /**
+   * Takes a checkpoint if one is due by interval or record count. Call it at a record boundary of
+   * the application (after a record was written to every output it goes to), since that is where
+   * the application's snapshot is taken.
+   *
+   * @return the checkpoint, if one was taken
+   */
+  public Optional<Checkpoint> maybeCheckpoint() {
+    core.ensure("maybeCheckpoint", CoordinatorState.RUNNING);
+    boolean due =
+        (everyRecords > 0 && core.recordsSinceCheckpoint() >= everyRecords)
+            || (intervalMillis >= 0
+                && core.config().clock().millis() - core.lastCheckpointAtMillis() >= intervalMillis);
+    return due ? Optional.of(checkpoint()) : Optional.empty();
+  }
+
+  /**
+   * Takes a checkpoint now: pre-commits every participant, begins the next transactions, makes the
+   * decision durable, and hands the commits to the committer thread.
+   *
+   * @throws CheckpointFailedException if a participant could not pre-commit; the checkpoint was
+   *     aborted and the application restored to the last decided snapshot; the coordinator goes on
+   * @throws FatalTwoPhaseException if the decision's outcome is unknown or the coordinator failed
+   */
+  public Checkpoint checkpoint() {
+    long id = nextCheckpointId++;
+    long start = System.nanoTime();
+    Prepared prepared = core.prepare(id);
+    try {
+      log.appendState(id, prepared.state());
+    } catch (RuntimeException e) {
+      throw core.decisionUnknown(prepared, e);
+    }
+    if (Faults.ENABLED) {
+      Faults.crashPoint(CrashPoint.AFTER_LOG_APPEND);
+    }
+    PendingCheckpoint decided = core.decided(prepared);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    LOG.info("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId(), id, took.toMillis());
+    core.listener().onCheckpointDecided(core.coordinatorId(), id, took);
+    committer.execute(this::drainCommits);
+    return new Checkpoint(id, decided.committed());
+  }
+
+  /**
+   * End of input: participants flush into their current transactions, which are decided in a last
+   * checkpoint; no transaction is begun after it, and writes are refused.
+   *
+   * @return the last checkpoint; await its commit before {@link #close()} to see all output now
+   */
+  public Checkpoint finish() {
+    core.finishProcessing();
+    return checkpoint();
+  }
+
+  /** The coordinator's life-cycle state. */
+  public CoordinatorState state() {
+    return core.state();
+  }
+
+  public String coordinatorId() {
+    return core.coordinatorId();
+  }
+
+  /** The id of the last decided checkpoint (0 if none yet). */
+  public long lastCheckpointId() {
+    return core.lastCheckpointId();
+  }
+
+  /** Decided checkpoints whose commits are not done yet. */
+  public int pendingCheckpoints() {
+    return core.pending().size();
+  }
+
+  /** The owner epoch of this incarnation (see {@link ParticipantContext#ownerEpoch()}). */
+  public long ownerEpoch() {
+    return core.ownerEpoch();
+  }
+
+  // ---------------------------------------------------------------- committer thread
+
+  private void drainCommits() {
+    if (retryScheduled || core.state() == CoordinatorState.FAILED || core.state() == CoordinatorState.CLOSED) {
+      return; // a scheduled retry resumes in order; new work must not jump its backoff
+    }
+    for (PendingCheckpoint checkpoint : core.pending().values()) {
+      try {
+        core.commitCheckpoint(checkpoint);
+      } catch (FatalTwoPhaseException e) {
+        core.fail(e);
+        failPending(e);
+        return;
+      } catch (RuntimeException e) {
+        scheduleRetry(checkpoint, e);
+        return;
+      }
+      attempt = 0;
+      retryingCheckpoint = -1;
+      try {
+        log.appendCompletion(checkpoint.id());
+      } catch (RuntimeException e) {
+        LOG.warn("coordinator {}: completion mark of checkpoint {} not written; recovery will "
+            + "re-commit it idempotently", core.coordinatorId(), checkpoint.id(), e);
+      }
+      core.completed(checkpoint);
+    }
+  }
+
+  private void scheduleRetry(PendingCheckpoint checkpoint, RuntimeException cause) {
+    if (retryingCheckpoint != checkpoint.id()) {
+      retryingCheckpoint = checkpoint.id();
+      attempt = 0;
+    }
+    attempt++;
+    CoordinatorConfig c = core.config();
+    double factor = Math.pow(c.commitBackoffMultiplier(), Math.min(attempt - 1, 62));
+    long delay = (long) Math.min(c.commitMaxBackoff().toNanos(), c.commitInitialBackoff().toNanos() * factor);
+    String participant = cause instanceof TwoPhaseException
+        ? ((TwoPhaseException) cause).participant().orElse(null) : null;
+    LOG.warn("coordinator {}: commit of checkpoint {} failed (attempt {}), retrying in {} ms: {}",
+        core.coordinatorId(), checkpoint.id(), attempt, TimeUnit.NANOSECONDS.toMillis(delay), cause.getMessage());
+    core.listener().onCommitRetried(new CoordinatorListener.CommitRetry(
+        core.coordinatorId(), checkpoint.id(), participant, cause.getMessage(), attempt,
+        Duration.ofNanos(delay), cause));
+    retryScheduled = true;
+    committer.schedule(() -> {
+      retryScheduled = false;
+      drainCommits();
+    }, delay, TimeUnit.NANOSECONDS);
+  }
+
+  private void failPending(Throwable cause) {
+    for (PendingCheckpoint p : core.pending().values()) {
+      p.committed().completeExceptionally(cause);
+    }
+  }
+
+  // ---------------------------------------------------------------- close
+
+  /**
+   * Waits up to {@code closeTimeout} for decided checkpoints to commit, aborts the open
+   * transactions (their records were never decided), closes the participants and releases the
+   * coordinator id in the log. Commits not done in time are left to the next start's recovery.
+   */
+  @Override
+  public void close() {
+    if (core.state() == CoordinatorState.CLOSED) {
+      return;
+    }
+    List<CompletableFuture<Void>> outstanding = new ArrayList<>();
+    core.pending().values().forEach(p -> outstanding.add(p.committed()));
+    if (!outstanding.isEmpty() && core.state() != CoordinatorState.FAILED) {
+      try {
+        CompletableFuture.allOf(outstanding.toArray(new CompletableFuture<?>[0]))
+            .get(core.config().closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        LOG.warn("coordinator {}: {} decided checkpoint(s) not committed within {}; the next start "
+            + "commits them", core.coordinatorId(), core.pending().size(), core.config().closeTimeout());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (Exception e) {
+        LOG.warn("coordinator {}: commits failed before close; the next start retries them",
+            core.coordinatorId(), e);
+      }
+    }
+    committer.shutdownNow();
+    try {
+      if (!committer.awaitTermination(core.config().closeTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS)) {
+        LOG.warn("coordinator {}: committer thread did not stop", core.coordinatorId());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    failPending(new TwoPhaseException(
+        "coordinator '" + core.coordinatorId() + "' closed before the commit; the next start commits it"));
+    core.abortCurrentQuietly();
+    core.clearCurrent();
+    core.closeParticipants();
+    try {
+      log.close();
+    } finally {
+      core.transition(CoordinatorState.CLOSED);
+      LOG.info("coordinator {} closed at checkpoint {}", core.coordinatorId(), core.lastCheckpointId());
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Coordinator{" + core.coordinatorId() + ", " + core.state() + ", checkpoint "
+        + core.lastCheckpointId() + ", pending " + core.pending().size() + '}';
+  }
+
+  /** Builds a {@link Coordinator}; {@link #build()} runs recovery. */
+  public static final class Builder {
+    private final String coordinatorId;
+    private final StateLog stateLog;
+    private final List<Registration> participants = new ArrayList<>();
+    private CoordinatorConfig config = CoordinatorConfig.ofDefaults();
+    private CoordinatorListener listener;
+    private ApplicationState<?> applicationState;
+
+    private Builder(String coordinatorId, StateLog stateLog) {
+      this.coordinatorId = CoordinatorCore.requireId(coordinatorId);
+      this.stateLog = Objects.requireNonNull(stateLog, "stateLog");
+    }
+
+    /**
+     * Adds a participant. The name identifies its handles in the log: keep it stable across
+     * releases. Participants pre-commit and commit in the order they are added.
+     */
+    public Builder participant(String name, Participant<?, ?> participant) {
+      Objects.requireNonNull(name, "participant name");
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("participant name must not be blank");
+      }
+      participants.add(new Registration(name, Objects.requireNonNull(participant, "participant")));
+      return this;
+    }
+
+    public Builder config(CoordinatorConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    public Builder listener(CoordinatorListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** The application's own part of each checkpoint, restored at start-up. */
+    public Builder applicationState(ApplicationState<?> applicationState) {
+      this.applicationState = Objects.requireNonNull(applicationState, "applicationState");
+      return this;
+    }
+
+    /**
+     * Opens the coordinator's view of the log, recovers (commits what was decided, aborts what
+     * was open, restores the application), begins new transactions and records them durably.
+     *
+     * @throws FencedException if this coordinator id is already open on the log
+     * @throws TwoPhaseException if recovery failed; nothing was lost, and building again retries
+     */
+    public Coordinator build() {
+      CoordinatorCore core = new CoordinatorCore(coordinatorId, participants, config, listener, applicationState);
+      CoordinatorLog view = stateLog.open(coordinatorId);
+      Coordinator coordinator = new Coordinator(core, view);
+      try {
+        coordinator.start();
+        return coordinator;
+      } catch (Exception e) {
+        coordinator.committer.shutdownNow();
+        core.abortCurrentQuietly();
+        core.closeParticipants();
+        view.close();
+        if (core.state().canTransitionTo(CoordinatorState.CLOSED)) {
+          core.transition(CoordinatorState.CLOSED);
+        }
+        if (e instanceof TwoPhaseException) {
+          throw (TwoPhaseException) e;
+        }
+        throw new RetriableTwoPhaseException(
+            "start-up of coordinator '" + coordinatorId + "' failed: " + e.getMessage(), e);
+      }
+    }
+  }
+}

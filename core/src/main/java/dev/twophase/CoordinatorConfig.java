@@ -1,0 +1,243 @@
+package dev.twophase;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Immutable settings of a coordinator, made by {@link #custom()} and validated when built: a bad
+ * setting fails with an {@link IllegalArgumentException} that names it.
+ *
+ * <pre>{@code
+ * CoordinatorConfig config = CoordinatorConfig.custom()
+ *     .checkpointInterval(Duration.ofSeconds(5))
+ *     .transactionTimeout(Duration.ofMinutes(15))
+ *     .enableTransactionTimeoutWarnings(0.8)
+ *     .build();
+ * }</pre>
+ */
+public final class CoordinatorConfig {
+
+  private static final CoordinatorConfig DEFAULTS = custom().build();
+
+  private final Duration checkpointInterval;
+  private final long checkpointEveryRecords;
+  private final Duration transactionTimeout;
+  private final double timeoutWarningRatio;
+  private final boolean ignoreFailuresAfterTransactionTimeout;
+  private final Duration commitInitialBackoff;
+  private final Duration commitMaxBackoff;
+  private final double commitBackoffMultiplier;
+  private final Duration closeTimeout;
+  private final Clock clock;
+
+  private CoordinatorConfig(Builder b) {
+    this.checkpointInterval = b.checkpointInterval;
+    this.checkpointEveryRecords = b.checkpointEveryRecords;
+    this.transactionTimeout = b.transactionTimeout;
+    this.timeoutWarningRatio = b.timeoutWarningRatio;
+    this.ignoreFailuresAfterTransactionTimeout = b.ignoreFailuresAfterTransactionTimeout;
+    this.commitInitialBackoff = b.commitInitialBackoff;
+    this.commitMaxBackoff = b.commitMaxBackoff;
+    this.commitBackoffMultiplier = b.commitBackoffMultiplier;
+    this.closeTimeout = b.closeTimeout;
+    this.clock = b.clock;
+  }
+
+  /** A builder with every setting at its default. */
+  public static Builder custom() {
+    return new Builder();
+  }
+
+  /** Every setting at its default: no automatic checkpoints, no timeout, system UTC clock. */
+  public static CoordinatorConfig ofDefaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder starting from this config's settings. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.checkpointInterval = checkpointInterval;
+    b.checkpointEveryRecords = checkpointEveryRecords;
+    b.transactionTimeout = transactionTimeout;
+    b.timeoutWarningRatio = timeoutWarningRatio;
+    b.ignoreFailuresAfterTransactionTimeout = ignoreFailuresAfterTransactionTimeout;
+    b.commitInitialBackoff = commitInitialBackoff;
+    b.commitMaxBackoff = commitMaxBackoff;
+    b.commitBackoffMultiplier = commitBackoffMultiplier;
+    b.closeTimeout = closeTimeout;
+    b.clock = clock;
+    return b;
+  }
+
+  /** Time between automatic checkpoints taken by {@code maybeCheckpoint()}; empty if off. */
+  public Optional<Duration> checkpointInterval() {
+    return Optional.ofNullable(checkpointInterval);
+  }
+
+  /** Records written through outputs after which {@code maybeCheckpoint()} checkpoints; 0 if off. */
+  public long checkpointEveryRecords() {
+    return checkpointEveryRecords;
+  }
+
+  /**
+   * Age (from {@code beginTransaction}) after which a participant's resource may have expired a
+   * transaction; a participant's own {@link Participant#transactionTimeout()} takes precedence.
+   */
+  public Optional<Duration> transactionTimeout() {
+    return Optional.ofNullable(transactionTimeout);
+  }
+
+  /** Warning ratio in [0, 1], or a negative number if warnings are off. */
+  public double transactionTimeoutWarningRatio() {
+    return timeoutWarningRatio;
+  }
+
+  public boolean ignoreFailuresAfterTransactionTimeout() {
+    return ignoreFailuresAfterTransactionTimeout;
+  }
+
+  public Duration commitInitialBackoff() {
+    return commitInitialBackoff;
+  }
+
+  public Duration commitMaxBackoff() {
+    return commitMaxBackoff;
+  }
+
+  public double commitBackoffMultiplier() {
+    return commitBackoffMultiplier;
+  }
+
+  /** How long {@code close()} waits for decided checkpoints to finish committing. */
+  public Duration closeTimeout() {
+    return closeTimeout;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  @Override
+  public String toString() {
+    return "CoordinatorConfig{checkpointInterval=" + checkpointInterval
+        + ", checkpointEveryRecords=" + checkpointEveryRecords
+        + ", transactionTimeout=" + transactionTimeout
+        + ", timeoutWarningRatio=" + timeoutWarningRatio
+        + ", ignoreFailuresAfterTransactionTimeout=" + ignoreFailuresAfterTransactionTimeout
+        + ", commitBackoff=" + commitInitialBackoff + ".." + commitMaxBackoff
+        + " x" + commitBackoffMultiplier
+        + ", closeTimeout=" + closeTimeout
+        + ", clock=" + clock + '}';
+  }
+
+  /** Collects settings; {@link #build()} validates them together. */
+  public static final class Builder {
+    private Duration checkpointInterval;
+    private long checkpointEveryRecords;
+    private Duration transactionTimeout;
+    private double timeoutWarningRatio = -1;
+    private boolean ignoreFailuresAfterTransactionTimeout;
+    private Duration commitInitialBackoff = Duration.ofMillis(100);
+    private Duration commitMaxBackoff = Duration.ofSeconds(30);
+    private double commitBackoffMultiplier = 2.0;
+    private Duration closeTimeout = Duration.ofSeconds(30);
+    private Clock clock = Clock.systemUTC();
+
+    private Builder() {}
+
+    /** Checkpoint automatically when this much time passed since the last one. */
+    public Builder checkpointInterval(Duration interval) {
+      requirePositive("checkpointInterval", interval);
+      this.checkpointInterval = interval;
+      return this;
+    }
+
+    /** Checkpoint automatically after this many records were written through outputs. */
+    public Builder checkpointEveryRecords(long records) {
+      if (records <= 0) {
+        throw new IllegalArgumentException("checkpointEveryRecords must be > 0, was " + records);
+      }
+      this.checkpointEveryRecords = records;
+      return this;
+    }
+
+    /** See {@link CoordinatorConfig#transactionTimeout()}. */
+    public Builder transactionTimeout(Duration timeout) {
+      requirePositive("transactionTimeout", timeout);
+      this.transactionTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * Logs a WARN (and emits an event) when a transaction's age at commit or recovery reaches
+     * {@code ratio} x its timeout. 0 warns on every commit. Needs a transaction timeout.
+     */
+    public Builder enableTransactionTimeoutWarnings(double ratio) {
+      if (!(ratio >= 0 && ratio <= 1)) {
+        throw new IllegalArgumentException(
+            "enableTransactionTimeoutWarnings ratio must be in [0, 1], was " + ratio);
+      }
+      this.timeoutWarningRatio = ratio;
+      return this;
+    }
+
+    /**
+     * A recovered transaction older than its timeout that can no longer be committed is logged at
+     * ERROR ("data loss might have occurred") instead of failing. Off by default: without it, such
+     * a transaction fails start-up with a {@link TransactionLostException}.
+     */
+    public Builder ignoreFailuresAfterTransactionTimeout() {
+      this.ignoreFailuresAfterTransactionTimeout = true;
+      return this;
+    }
+
+    /** Backoff between attempts to commit a decided transaction; retried until it succeeds. */
+    public Builder commitRetryBackoff(Duration initial, Duration max, double multiplier) {
+      requirePositive("commitRetryBackoff initial", initial);
+      requirePositive("commitRetryBackoff max", max);
+      if (max.compareTo(initial) < 0) {
+        throw new IllegalArgumentException(
+            "commitRetryBackoff max (" + max + ") must be >= initial (" + initial + ")");
+      }
+      if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
+        throw new IllegalArgumentException(
+            "commitRetryBackoff multiplier must be a finite number >= 1, was " + multiplier);
+      }
+      this.commitInitialBackoff = initial;
+      this.commitMaxBackoff = max;
+      this.commitBackoffMultiplier = multiplier;
+      return this;
+    }
+
+    /** How long {@code close()} waits for pending commits before leaving them to recovery. */
+    public Builder closeTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "closeTimeout");
+      if (timeout.isNegative()) {
+        throw new IllegalArgumentException("closeTimeout must be >= 0, was " + timeout);
+      }
+      this.closeTimeout = timeout;
+      return this;
+    }
+
+    /** The clock for transaction ages and checkpoint intervals (inject a fixed one in tests). */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    public CoordinatorConfig build() {
+      // Warnings and ignore-after-timeout need no coordinator-wide timeout: a participant may
+      // declare its own. Without any timeout they simply never trigger.
+      return new CoordinatorConfig(this);
+    }
+
+    private static void requirePositive(String name, Duration d) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be > 0, was " + d);
+      }
+    }
+  }
+}

@@ -1,0 +1,234 @@
+package dev.twophase;
+
+import dev.twophase.internal.CoordinatorCore;
+import dev.twophase.internal.CoordinatorCore.PendingCheckpoint;
+import dev.twophase.internal.CoordinatorCore.Prepared;
+import dev.twophase.internal.CoordinatorCore.Registration;
+import dev.twophase.internal.StateCodec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A coordinator driven by another engine's checkpoints, with the hooks of Flink's
+ * {@code TwoPhaseCommitSinkFunction}: the engine calls {@link #snapshot(long)} when it takes
+ * checkpoint n and stores the returned bytes in its own durable checkpoint; it calls
+ * {@link #notifyCheckpointComplete(long)} once checkpoint n is complete, which is the decision;
+ * after a failure it builds a new coordinator with {@link Builder#restoreFrom(byte[])} and the bytes
+ * of the checkpoint it restores.
+ *
+ * <p>There is no state log and no committer thread here: the engine owns durability and calls
+ * everything on its task thread. Commits run synchronously inside {@code notifyCheckpointComplete},
+ * in checkpoint and participant order; a failing commit throws and stays pending, and is tried
+ * again at the next notification or, after a restart, by recovery, as in Flink.
+ *
+ * <p>A notification commits every pending checkpoint with an id up to the notified one; a late
+ * notification for a checkpoint already subsumed by a later one is a no-op. An aborted checkpoint's
+ * transactions stay pending and are committed with the next completed checkpoint, whose state
+ * includes them.
+ */
+public final class EmbeddedCoordinator implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCoordinator.class);
+
+  private final CoordinatorCore core;
+
+  private EmbeddedCoordinator(CoordinatorCore core) {
+    this.core = core;
+  }
+
+  /** Starts building an embedded coordinator. */
+  public static Builder builder(String coordinatorId) {
+    return new Builder(coordinatorId);
+  }
+
+  /** See {@link Coordinator#output}. */
+  public <IN, T, P extends Participant<T, ?> & Writable<IN, T>> Output<IN> output(P participant) {
+    return core.output(participant);
+  }
+
+  /** See {@link Coordinator#currentTransaction}. */
+  public <T> T currentTransaction(Participant<T, ?> participant) {
+    return core.currentTransaction(participant);
+  }
+
+  /**
+   * The engine takes checkpoint {@code checkpointId}: pre-commits every participant, begins the
+   * next transactions (none after {@link #finish()}) and returns the state to store in the engine's
+   * checkpoint. Nothing becomes visible until {@link #notifyCheckpointComplete(long)}.
+   *
+   * @throws CheckpointFailedException if a participant could not pre-commit; the engine should
+   *     fail this checkpoint
+   * @throws IllegalArgumentException if {@code checkpointId} is not greater than the last one
+   */
+  public byte[] snapshot(long checkpointId) {
+    Prepared prepared = core.prepare(checkpointId);
+    core.decided(prepared); // pending from now on: later snapshots carry it until it is committed
+    LOG.debug("coordinator {}: snapshot of checkpoint {}", core.coordinatorId(), checkpointId);
+    return prepared.state();
+  }
+
+  /**
+   * The engine completed checkpoint {@code checkpointId}: commits every pending checkpoint up to
+   * it.
+   *
+   * @throws RetriableTwoPhaseException if a commit failed; it stays pending for the next
+   *     notification or recovery
+   * @throws TransactionLostException if a participant can no longer commit a transaction
+   */
+  public void notifyCheckpointComplete(long checkpointId) {
+    core.ensure("notifyCheckpointComplete", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
+    for (PendingCheckpoint checkpoint : core.pending().headMap(checkpointId, true).values()) {
+      try {
+        core.commitCheckpoint(checkpoint);
+      } catch (FatalTwoPhaseException e) {
+        core.fail(e);
+        throw e;
+      }
+      core.completed(checkpoint);
+      LOG.info("coordinator {}: checkpoint {} committed (notified {})",
+          core.coordinatorId(), checkpoint.id(), checkpointId);
+    }
+  }
+
+  /**
+   * The engine gave up checkpoint {@code checkpointId}. Its transactions stay pending: the next
+   * completed checkpoint includes and commits them.
+   */
+  public void notifyCheckpointAborted(long checkpointId) {
+    LOG.info("coordinator {}: checkpoint {} aborted by the engine; its transactions are committed "
+        + "with the next completed checkpoint", core.coordinatorId(), checkpointId);
+  }
+
+  /**
+   * End of input: participants flush into their current transactions, which the next
+   * {@link #snapshot} pre-commits without beginning new ones. Writes are refused after it.
+   */
+  public void finish() {
+    core.finishProcessing();
+  }
+
+  public CoordinatorState state() {
+    return core.state();
+  }
+
+  /** The last checkpoint snapshotted (restored, at start). */
+  public long lastCheckpointId() {
+    return core.lastCheckpointId();
+  }
+
+  /** Snapshotted checkpoints whose commits are not done yet. */
+  public int pendingCheckpoints() {
+    return core.pending().size();
+  }
+
+  public long ownerEpoch() {
+    return core.ownerEpoch();
+  }
+
+  /**
+   * Aborts the open transactions and closes the participants. Snapshotted, uncommitted
+   * transactions are left alone: the engine's checkpoint holds them and recovery commits them.
+   */
+  @Override
+  public void close() {
+    if (core.state() == CoordinatorState.CLOSED) {
+      return;
+    }
+    core.abortCurrentQuietly();
+    core.clearCurrent();
+    core.closeParticipants();
+    core.transition(CoordinatorState.CLOSED);
+  }
+
+  /** Builds an {@link EmbeddedCoordinator}; {@link #build()} runs recovery. */
+  public static final class Builder {
+    private final String coordinatorId;
+    private final List<Registration> participants = new ArrayList<>();
+    private CoordinatorConfig config = CoordinatorConfig.ofDefaults();
+    private CoordinatorListener listener;
+    private ApplicationState<?> applicationState;
+    private byte[] restoredState;
+    private long ownerEpoch = -1;
+
+    private Builder(String coordinatorId) {
+      this.coordinatorId = CoordinatorCore.requireId(coordinatorId);
+    }
+
+    /** See {@link Coordinator.Builder#participant}. */
+    public Builder participant(String name, Participant<?, ?> participant) {
+      Objects.requireNonNull(name, "participant name");
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("participant name must not be blank");
+      }
+      participants.add(new Registration(name, Objects.requireNonNull(participant, "participant")));
+      return this;
+    }
+
+    /** Interval and record-count settings do not apply here: the engine triggers checkpoints. */
+    public Builder config(CoordinatorConfig config) {
+      this.config = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    public Builder listener(CoordinatorListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    public Builder applicationState(ApplicationState<?> applicationState) {
+      this.applicationState = Objects.requireNonNull(applicationState, "applicationState");
+      return this;
+    }
+
+    /** Restore from the bytes {@link #snapshot(long)} returned for the checkpoint being restored. */
+    public Builder restoreFrom(byte[] state) {
+      this.restoredState = Objects.requireNonNull(state, "state").clone();
+      return this;
+    }
+
+    /**
+     * The owner epoch of this incarnation; it must grow with every restart (an engine's attempt
+     * number, for example). Defaults to the restored state's epoch plus one.
+     */
+    public Builder ownerEpoch(long epoch) {
+      if (epoch < 1) {
+        throw new IllegalArgumentException("ownerEpoch must be >= 1, was " + epoch);
+      }
+      this.ownerEpoch = epoch;
+      return this;
+    }
+
+    /**
+     * Recovers from the restored state (commits its pending transactions, aborts its open ones),
+     * then begins new transactions.
+     */
+    public EmbeddedCoordinator build() {
+      CoordinatorCore core = new CoordinatorCore(coordinatorId, participants, config, listener, applicationState);
+      EmbeddedCoordinator coordinator = new EmbeddedCoordinator(core);
+      try {
+        StateCodec.CoordinatorRecord record =
+            restoredState == null ? null : StateCodec.decode(restoredState, "the restored state");
+        long epoch = ownerEpoch > 0 ? ownerEpoch : (record == null ? 1 : record.ownerEpoch() + 1);
+        // An engine's state has no completion marks: every pending transaction is re-committed.
+        core.recover(record, 0, epoch, id -> {});
+        core.beginAll(core.lastCheckpointId() + 1);
+        core.transition(CoordinatorState.RUNNING);
+        return coordinator;
+      } catch (Exception e) {
+        core.abortCurrentQuietly();
+        core.closeParticipants();
+        if (core.state().canTransitionTo(CoordinatorState.CLOSED)) {
+          core.transition(CoordinatorState.CLOSED);
+        }
+        if (e instanceof TwoPhaseException) {
+          throw (TwoPhaseException) e;
+        }
+        throw new RetriableTwoPhaseException(
+            "start-up of coordinator '" + coordinatorId + "' failed: " + e.getMessage(), e);
+      }
+    }
+  }
+}

@@ -1,0 +1,207 @@
+package dev.twophase.testing;
+
+import dev.twophase.FencedException;
+import dev.twophase.StateLog;
+import dev.twophase.StoredState;
+import dev.twophase.TwoPhaseException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A {@link StateLog} in memory, for tests of applications and participants: what it stores
+ * outlives an owner, so {@link #reopen()} plays the part of a new process opening the same log
+ * after a crash, and fences the old owner. Failures can be injected into the next append.
+ *
+ * <p>Nothing here is durable across JVMs; use {@link dev.twophase.FileStateLog} for that.
+ */
+public final class InMemoryStateLog implements StateLog {
+
+  /** What the "disk" holds, shared by every owner of this log. */
+  private static final class Store {
+    final Map<String, StoredState> states = new HashMap<>();
+    final Map<String, Long> completed = new HashMap<>();
+    final List<String> appends = new ArrayList<>();
+    long epoch;
+    RuntimeException nextAppendFailure;
+    boolean nextAppendFailureAfterWrite;
+  }
+
+  private final Store store;
+  private final long epoch;
+  private final Set<String> open = new HashSet<>();
+  private boolean closed;
+
+  /** An empty log with its first owner (epoch 1). */
+  public InMemoryStateLog() {
+    this(new Store());
+  }
+
+  private InMemoryStateLog(Store store) {
+    this.store = store;
+    synchronized (store) {
+      this.epoch = ++store.epoch;
+    }
+  }
+
+  /**
+   * A new owner of the same stored records, as a restarted process would be; this owner is fenced
+   * from now on.
+   */
+  public InMemoryStateLog reopen() {
+    return new InMemoryStateLog(store);
+  }
+
+  /** Fails the next {@code appendState} with {@code failure}, before anything is stored. */
+  public void failNextAppend(RuntimeException failure) {
+    synchronized (store) {
+      store.nextAppendFailure = Objects.requireNonNull(failure);
+      store.nextAppendFailureAfterWrite = false;
+    }
+  }
+
+  /**
+   * Fails the next {@code appendState} with {@code failure} <em>after</em> storing the record, like
+   * an fsync that reports an error although the data reached the disk.
+   */
+  public void failNextAppendAfterWrite(RuntimeException failure) {
+    synchronized (store) {
+      store.nextAppendFailure = Objects.requireNonNull(failure);
+      store.nextAppendFailureAfterWrite = true;
+    }
+  }
+
+  /** Every append so far, as lines {@code "state <id> <checkpoint>"} or {@code "completed ..."}. */
+  public List<String> appends() {
+    synchronized (store) {
+      return List.copyOf(store.appends);
+    }
+  }
+
+  @Override
+  public long ownerEpoch() {
+    return epoch;
+  }
+
+  @Override
+  public synchronized CoordinatorLog open(String coordinatorId) {
+    Objects.requireNonNull(coordinatorId, "coordinatorId");
+    checkOwner();
+    if (!open.add(coordinatorId)) {
+      throw new FencedException("coordinator '" + coordinatorId + "' is already open on this log");
+    }
+    StoredState last;
+    long completed;
+    synchronized (store) {
+      last = store.states.get(coordinatorId);
+      completed = store.completed.getOrDefault(coordinatorId, 0L);
+    }
+    return new View(coordinatorId, last, completed);
+  }
+
+  private void checkOwner() {
+    synchronized (store) {
+      if (closed) {
+        throw new IllegalStateException("this in-memory state log is closed");
+      }
+      if (store.epoch != epoch) {
+        throw new FencedException(
+            "state log owner epoch " + epoch + " was superseded by epoch " + store.epoch);
+      }
+    }
+  }
+
+  @Override
+  public synchronized void close() {
+    closed = true;
+  }
+
+  private final class View implements CoordinatorLog {
+    private final String id;
+    private final StoredState last;
+    private final long completed;
+    private long lastAppended;
+    private boolean viewClosed;
+
+    View(String id, StoredState last, long completed) {
+      this.id = id;
+      this.last = last;
+      this.completed = completed;
+      this.lastAppended = last == null ? 0 : last.checkpointId();
+    }
+
+    @Override
+    public String coordinatorId() {
+      return id;
+    }
+
+    @Override
+    public long ownerEpoch() {
+      return epoch;
+    }
+
+    @Override
+    public StoredState lastState() {
+      return last;
+    }
+
+    @Override
+    public long lastCompletedCheckpointId() {
+      return completed;
+    }
+
+    @Override
+    public void appendState(long checkpointId, byte[] payload) {
+      ensureOpen();
+      if (checkpointId < lastAppended) {
+        throw new IllegalArgumentException(
+            "checkpoint " + checkpointId + " is lower than the last appended, " + lastAppended);
+      }
+      synchronized (store) {
+        RuntimeException failure = store.nextAppendFailure;
+        store.nextAppendFailure = null;
+        if (failure != null && !store.nextAppendFailureAfterWrite) {
+          throw failure;
+        }
+        store.states.put(id, new StoredState(checkpointId, payload));
+        store.appends.add("state " + id + " " + checkpointId);
+        lastAppended = checkpointId;
+        if (failure != null) {
+          throw failure;
+        }
+      }
+    }
+
+    @Override
+    public void appendCompletion(long checkpointId) {
+      ensureOpen();
+      synchronized (store) {
+        store.completed.merge(id, checkpointId, Math::max);
+        store.appends.add("completed " + id + " " + checkpointId);
+      }
+    }
+
+    private void ensureOpen() {
+      if (viewClosed) {
+        throw new IllegalStateException("coordinator '" + id + "' was closed on this log");
+      }
+      try {
+        checkOwner();
+      } catch (IllegalStateException e) {
+        throw new TwoPhaseException(e.getMessage(), e);
+      }
+    }
+
+    @Override
+    public void close() {
+      synchronized (InMemoryStateLog.this) {
+        viewClosed = true;
+        open.remove(id);
+      }
+    }
+  }
+}

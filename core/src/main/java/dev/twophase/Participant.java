@@ -56,8 +56,9 @@ public interface Participant<TXN, CONTEXT> {
   }
 
   /**
-   * Creates the participant-wide context on the very first start of a coordinator, when the log
-   * holds none. Not called when a context was restored.
+   * Creates the participant-wide context the first time a coordinator starts with this
+   * participant (the log holds no state of it). Not called when the participant's state was
+   * restored, even if its context was empty.
    */
   default Optional<CONTEXT> initializeUserContext(ParticipantContext context) throws Exception {
     return Optional.empty();

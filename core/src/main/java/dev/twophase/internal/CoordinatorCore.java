@@ -318,8 +318,12 @@ public final class CoordinatorCore {
     for (Slot<Object, Object> slot : slots) {
       handled.add(new ArrayList<>());
       ParticipantRecord p = restored.get(slot.name);
-      if (p != null && p.context() != null) {
-        slot.context = Optional.ofNullable(decode(slot.contextCodec, p.context(), slot, "context"));
+      if (p != null) {
+        // As in Flink: a restored participant keeps its (possibly empty) context; only a
+        // participant new to this log initialises one.
+        slot.context = p.context() == null
+            ? Optional.empty()
+            : Optional.ofNullable(decode(slot.contextCodec, p.context(), slot, "context"));
       } else {
         Optional<Object> initial =
             slot.participant.initializeUserContext(

@@ -1,0 +1,106 @@
+package dev.twophase.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.twophase.ApplicationState;
+import dev.twophase.Codecs;
+import dev.twophase.Coordinator;
+import dev.twophase.FileStateLog;
+import dev.twophase.testing.InMemoryParticipant;
+import dev.twophase.testing.InMemoryResource;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StateLogToolTest {
+
+  @TempDir Path dir;
+
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  private int run(String... args) {
+    Clock later = Clock.offset(Clock.systemUTC(), Duration.ofMinutes(5));
+    return StateLogTool.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8), later);
+  }
+
+  /** A log with one decided checkpoint whose commit never happened, and an open transaction. */
+  private void writeLog() {
+    InMemoryResource<String> resource = new InMemoryResource<>();
+    InMemoryParticipant<String> participant = new InMemoryParticipant<>(resource);
+    participant.failNextCommits(1_000_000, new IOException("broker away"));
+    try (FileStateLog log = FileStateLog.open(dir)) {
+      Coordinator c = Coordinator.builder("orders", log)
+          .participant("kafka", participant)
+          .config(dev.twophase.CoordinatorConfig.custom().closeTimeout(Duration.ZERO)
+              .commitRetryBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10), 1).build())
+          .applicationState(ApplicationState.of(Codecs.json(Long.class), id -> 42L, (p, id) -> {}))
+          .build();
+      c.output(participant).write("a");
+      c.checkpoint();
+      c.close();
+    }
+  }
+
+  @Test
+  void printsCheckpointsPendingAndOpenHandlesAsText() {
+    writeLog();
+    assertEquals(0, run(dir.toString()), err.toString());
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertTrue(text.contains("coordinator orders"), text);
+    assertTrue(text.contains("last checkpoint 1"), text);
+    assertTrue(text.contains("pending  checkpoint 1"), text);
+    assertTrue(text.contains("orders-kafka-1-0"), text);
+    assertTrue(text.contains("open     for checkpoint 2"), text);
+    assertTrue(text.contains("orders-kafka-1-1"), text);
+    assertTrue(text.contains("application snapshot v1: 42"), text);
+    assertTrue(text.contains("age 5m"), text);
+  }
+
+  @Test
+  void printsJson() throws Exception {
+    writeLog();
+    assertEquals(0, run(dir.toString(), "--json", "--coordinator", "orders"), err.toString());
+    JsonNode root = new ObjectMapper().readTree(out.toByteArray());
+    JsonNode c = root.get("coordinators").get(0);
+    assertEquals("orders", c.get("coordinatorId").asText());
+    assertEquals(1, c.get("lastCheckpointId").asLong());
+    JsonNode pending = c.get("participants").get(0).get("pending").get(0);
+    assertEquals(1, pending.get("checkpointId").asLong());
+    assertEquals("orders-kafka-1-0", pending.get("handle").get("name").asText());
+    assertTrue(pending.get("ageMillis").asLong() >= Duration.ofMinutes(5).toMillis() - 1000);
+    assertEquals(42, c.get("application").get("value").asLong());
+  }
+
+  @Test
+  void damagedLogExitsWithOneAndNamesTheFile() throws IOException {
+    writeLog();
+    Path segment;
+    try (var files = Files.list(dir)) {
+      segment = files.filter(p -> p.getFileName().toString().startsWith("segment-")).findFirst().orElseThrow();
+    }
+    Files.write(segment, "not a log at all".getBytes(StandardCharsets.UTF_8), StandardOpenOption.TRUNCATE_EXISTING);
+    assertEquals(1, run(dir.toString()));
+    assertTrue(err.toString().contains(segment.getFileName().toString()), err.toString());
+  }
+
+  @Test
+  void usageErrorsExitWithTwo() {
+    assertEquals(2, run());
+    assertEquals(2, run(dir.resolve("missing").toString()));
+    assertEquals(2, run(dir.toString(), "--bogus"));
+    assertTrue(err.toString().contains("usage"), err.toString());
+  }
+}

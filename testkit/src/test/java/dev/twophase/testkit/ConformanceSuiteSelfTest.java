@@ -1,0 +1,418 @@
+package dev.twophase.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.twophase.Codec;
+import dev.twophase.CommitOutcome;
+import dev.twophase.Participant;
+import dev.twophase.RecoveryContext;
+import dev.twophase.TransactionContext;
+import dev.twophase.testing.InMemoryParticipant;
+import dev.twophase.testing.InMemoryTransaction;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.platform.commons.support.AnnotationSupport;
+import org.junit.platform.commons.support.HierarchyTraversalMode;
+import org.junit.platform.commons.support.ReflectionSupport;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Proves that the conformance suite can fail: it runs the suite's tests, by reflection, against
+ * participants with one deliberate bug each, and checks that the tests meant to catch the bug fail
+ * and that every test of the suite is failed by some bug.
+ */
+class ConformanceSuiteSelfTest {
+
+  private static final Set<String> FAILED_BY_SOME_MUTANT = Collections.synchronizedSet(new HashSet<>());
+
+  /** A broken participant and the suite tests that must notice. */
+  record Mutant(
+      String name,
+      Function<InMemoryParticipant<String>, Participant<InMemoryTransaction, Void>> wrap,
+      Set<String> mustFail) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Arguments> mutants() {
+    return MUTANTS.stream().map(Arguments::of);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("mutants")
+  void suiteCatchesMutant(Mutant mutant) {
+    Map<String, String> results = run(new MutantSuite(mutant.wrap()));
+    Set<String> failed = new TreeSet<>();
+    results.forEach((test, result) -> {
+      if (result.startsWith("FAILED")) {
+        failed.add(test);
+      }
+    });
+    FAILED_BY_SOME_MUTANT.addAll(failed);
+    assertTrue(
+        failed.containsAll(mutant.mustFail()),
+        "mutant '" + mutant.name() + "' should fail " + mutant.mustFail() + " but results were "
+            + results);
+  }
+
+  @Test
+  void correctParticipantPassesThroughTheSameRunner() {
+    Map<String, String> results = run(new MutantSuite(p -> p));
+    for (Map.Entry<String, String> entry : results.entrySet()) {
+      assertEquals("PASSED", entry.getValue(), entry.getKey());
+    }
+    assertEquals(suiteTests().size(), results.size());
+  }
+
+  @AfterAll
+  static void everySuiteTestCanFail() {
+    Set<String> neverFailed = new TreeSet<>();
+    for (Method test : suiteTests()) {
+      neverFailed.add(test.getName());
+    }
+    neverFailed.removeAll(FAILED_BY_SOME_MUTANT);
+    assertEquals(Set.of(), neverFailed, "suite tests that no mutant made fail");
+  }
+
+  // -------------------------------------------------------------------------------- runner
+
+  static List<Method> suiteTests() {
+    return AnnotationSupport.findAnnotatedMethods(
+        ParticipantConformanceSuite.class, Test.class, HierarchyTraversalMode.TOP_DOWN);
+  }
+
+  /** Runs every suite test like JUnit would: BeforeEach, the test, AfterEach. */
+  static Map<String, String> run(MutantSuite suite) {
+    List<Method> before =
+        AnnotationSupport.findAnnotatedMethods(
+            suite.getClass(), BeforeEach.class, HierarchyTraversalMode.TOP_DOWN);
+    List<Method> after =
+        AnnotationSupport.findAnnotatedMethods(
+            suite.getClass(), AfterEach.class, HierarchyTraversalMode.BOTTOM_UP);
+    Map<String, String> results = new LinkedHashMap<>();
+    for (Method test : suiteTests()) {
+      String result;
+      try {
+        before.forEach(m -> ReflectionSupport.invokeMethod(m, suite));
+        ReflectionSupport.invokeMethod(test, suite);
+        result = "PASSED";
+      } catch (TestAbortedException e) {
+        result = "SKIPPED";
+      } catch (Throwable e) {
+        result = "FAILED: " + e;
+      } finally {
+        try {
+          after.forEach(m -> ReflectionSupport.invokeMethod(m, suite));
+        } catch (Throwable ignored) {
+          // mutants may break clean-up too
+        }
+      }
+      results.put(test.getName(), result);
+    }
+    return results;
+  }
+
+  // ------------------------------------------------------------------------------- mutants
+
+  private static final List<Mutant> MUTANTS = new ArrayList<>();
+
+  private static void mutant(
+      String name,
+      Function<InMemoryParticipant<String>, Participant<InMemoryTransaction, Void>> wrap,
+      String... mustFail) {
+    MUTANTS.add(new Mutant(name, wrap, Set.of(mustFail)));
+  }
+
+  private static CommitOutcome neverAlready(CommitOutcome outcome) {
+    return outcome == CommitOutcome.ALREADY_COMMITTED ? CommitOutcome.COMMITTED : outcome;
+  }
+
+  static {
+    mutant(
+        "repeated commit reports COMMITTED",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public CommitOutcome commit(InMemoryTransaction t) throws Exception {
+            return neverAlready(delegate.commit(t));
+          }
+
+          @Override
+          public CommitOutcome recoverAndCommit(InMemoryTransaction t) throws Exception {
+            return neverAlready(delegate.recoverAndCommit(t));
+          }
+        },
+        "secondCommitReportsAlreadyCommitted",
+        "recoverAndCommitFromNewProcess",
+        "recoverAndCommitOfCommittedHandleReportsAlreadyCommitted",
+        "recoverAndAbortOfCommittedHandleKeepsData");
+
+    mutant(
+        "preCommit makes records visible",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public void preCommit(InMemoryTransaction t) throws Exception {
+            delegate.preCommit(t);
+            delegate.commit(t);
+          }
+
+          @Override
+          public CommitOutcome commit(InMemoryTransaction t) throws Exception {
+            return neverAlready(delegate.commit(t));
+          }
+
+          @Override
+          public CommitOutcome recoverAndCommit(InMemoryTransaction t) throws Exception {
+            return neverAlready(delegate.recoverAndCommit(t));
+          }
+        },
+        "preCommittedRecordsStayInvisibleUntilCommit",
+        "abortAfterPreCommitDiscardsRecords",
+        "recoverAndAbortOfPreCommittedTransaction",
+        "finishRecoveringAbortsLingeringTransactions",
+        "lostTransactionIsReportedAsLost",
+        "transactionsCommitInCreationOrder");
+
+    mutant(
+        "abort does nothing",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public void abort(InMemoryTransaction t) {}
+        },
+        "abortBeforePreCommitDiscardsRecords",
+        "abortAfterPreCommitDiscardsRecords");
+
+    mutant(
+        "recoverAndAbort does nothing",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public void recoverAndAbort(InMemoryTransaction t) {}
+        },
+        "recoverAndAbortOfOpenTransaction",
+        "recoverAndAbortOfPreCommittedTransaction");
+
+    mutant(
+        "recoverAndAbort rejects unknown and finished handles",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public void recoverAndAbort(InMemoryTransaction t) throws Exception {
+            if (!resource().openTransactions().contains(t.name())) {
+              throw new IllegalStateException("no such transaction in progress: " + t);
+            }
+            delegate.recoverAndAbort(t);
+          }
+        },
+        "recoverAndAbortOfUnknownHandleIsHarmless",
+        "recoverAndAbortOfCommittedHandleKeepsData");
+
+    mutant(
+        "finishRecoveringContext does nothing",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public void finishRecoveringContext(RecoveryContext<InMemoryTransaction, Void> c) {}
+        },
+        "finishRecoveringAbortsLingeringTransactions");
+
+    mutant(
+        "finishRecoveringContext aborts every coordinator's transactions",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public void finishRecoveringContext(RecoveryContext<InMemoryTransaction, Void> c)
+              throws Exception {
+            for (String name : resource().openTransactions()) {
+              delegate.abort(new InMemoryTransaction(name, 0));
+            }
+            delegate.finishRecoveringContext(c);
+          }
+        },
+        "finishRecoveringAbortsLingeringTransactions");
+
+    mutant(
+        "finishRecoveringContext matches the name prefix only",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public void finishRecoveringContext(RecoveryContext<InMemoryTransaction, Void> c)
+              throws Exception {
+            String prefix = TestContexts.transactionName(c.coordinatorId(), c.participantName(), 0, 0);
+            prefix = prefix.substring(0, prefix.length() - "0-0".length());
+            Set<String> handled = new HashSet<>();
+            c.handledTransactions().forEach(t -> handled.add(t.name()));
+            for (String name : resource().openTransactions()) {
+              if (name.startsWith(prefix) && !handled.contains(name)) {
+                delegate.abort(new InMemoryTransaction(name, 0));
+              }
+            }
+            delegate.finishRecoveringContext(c);
+          }
+        },
+        "finishRecoveringAbortsLingeringTransactions");
+
+    mutant(
+        "LOST reported as ALREADY_COMMITTED",
+        p -> new DelegatingParticipant(p) {
+          private CommitOutcome lie(CommitOutcome outcome) {
+            return outcome == CommitOutcome.LOST ? CommitOutcome.ALREADY_COMMITTED : outcome;
+          }
+
+          @Override
+          public CommitOutcome commit(InMemoryTransaction t) throws Exception {
+            return lie(delegate.commit(t));
+          }
+
+          @Override
+          public CommitOutcome recoverAndCommit(InMemoryTransaction t) throws Exception {
+            return lie(delegate.recoverAndCommit(t));
+          }
+        },
+        "lostTransactionIsReportedAsLost",
+        "abortBeforePreCommitDiscardsRecords",
+        "abortAfterPreCommitDiscardsRecords",
+        "finishRecoveringAbortsLingeringTransactions");
+
+    mutant(
+        "codec loses the transaction name",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public Codec<InMemoryTransaction> transactionCodec() {
+            Codec<InMemoryTransaction> real = delegate.transactionCodec();
+            return new Codec<>() {
+              @Override
+              public int version() {
+                return real.version();
+              }
+
+              @Override
+              public byte[] encode(InMemoryTransaction value) throws Exception {
+                return real.encode(new InMemoryTransaction("", value.begunAtMillis()));
+              }
+
+              @Override
+              public InMemoryTransaction decode(byte[] bytes, int version) throws Exception {
+                return real.decode(bytes, version);
+              }
+            };
+          }
+        },
+        "handleAndContextSurviveTheCodec",
+        "recoverAndCommitFromNewProcess");
+
+    mutant(
+        "codec ignores the version",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public Codec<InMemoryTransaction> transactionCodec() {
+            Codec<InMemoryTransaction> real = delegate.transactionCodec();
+            return new Codec<>() {
+              @Override
+              public int version() {
+                return real.version();
+              }
+
+              @Override
+              public byte[] encode(InMemoryTransaction value) throws Exception {
+                return real.encode(value);
+              }
+
+              @Override
+              public InMemoryTransaction decode(byte[] bytes, int version) throws Exception {
+                return real.decode(bytes, real.version());
+              }
+            };
+          }
+        },
+        "handleAndContextSurviveTheCodec");
+
+    mutant(
+        "records of a transaction reversed",
+        p -> new DelegatingParticipant(p) {
+          private final Map<String, List<String>> buffers = new LinkedHashMap<>();
+
+          @Override
+          public void write(InMemoryTransaction t, String record) {
+            buffers.computeIfAbsent(t.name(), k -> new ArrayList<>()).add(record);
+          }
+
+          @Override
+          public void preCommit(InMemoryTransaction t) throws Exception {
+            List<String> buffer = buffers.getOrDefault(t.name(), new ArrayList<>());
+            Collections.reverse(buffer);
+            for (String record : buffer) {
+              delegate.write(t, record);
+            }
+            delegate.preCommit(t);
+          }
+        },
+        "preCommittedRecordsStayInvisibleUntilCommit",
+        "transactionsCommitInCreationOrder",
+        "recoverAndCommitFromNewProcess");
+
+    mutant(
+        "empty transaction cannot be pre-committed",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public void preCommit(InMemoryTransaction t) throws Exception {
+            if (resource().records(t.name()).isEmpty()) {
+              throw new IllegalStateException("nothing to flush");
+            }
+            delegate.preCommit(t);
+          }
+        },
+        "emptyTransactionCommits");
+
+    mutant(
+        "pre-committed data does not survive the process",
+        p -> new DelegatingParticipant(p) {
+          private final Set<String> mine = new HashSet<>();
+
+          @Override
+          public InMemoryTransaction beginTransaction(TransactionContext<Void> c) throws Exception {
+            InMemoryTransaction t = delegate.beginTransaction(c);
+            mine.add(t.name());
+            return t;
+          }
+
+          @Override
+          public CommitOutcome recoverAndCommit(InMemoryTransaction t) throws Exception {
+            if (!mine.contains(t.name()) && resource().openTransactions().contains(t.name())) {
+              delegate.recoverAndAbort(t);
+              return CommitOutcome.LOST;
+            }
+            return delegate.recoverAndCommit(t);
+          }
+        },
+        "recoverAndCommitFromNewProcess",
+        "recoverAndCommitKeepsCreationOrder",
+        "recoveryCommitsDecidedAndAbortsNewlyBegun",
+        "emptyTransactionCommits");
+
+    mutant(
+        "zero transaction timeout",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public Optional<Duration> transactionTimeout() {
+            return Optional.of(Duration.ZERO);
+          }
+        },
+        "declarationsAreSane");
+  }
+}

@@ -29,7 +29,9 @@ import java.util.Optional;
  * transaction from a new process</em>. It is stored in the coordinator's state log through
  * {@link #transactionCodec()}, so it must not refer to in-memory resources that the codec does not
  * write (a handle class may keep transient fields such as an open connection, as long as
- * {@code recoverAndCommit} works without them).
+ * {@code recoverAndCommit} works without them). Give it value equality ({@code equals} and
+ * {@code hashCode}; a record does): {@link RecoveryContext#handledTransactions()} and the
+ * participant's own bookkeeping compare handles.
  *
  * <h2>Idempotency</h2>
  * {@link #commit}, {@link #recoverAndCommit} and {@link #recoverAndAbort} may be called more than
@@ -37,6 +39,11 @@ import java.util.Optional;
  * this routine), and {@code recoverAndAbort} may be called for a handle the resource never saw.
  * Implementations must make repeated calls harmless and say what they found through
  * {@link CommitOutcome}.
+ *
+ * <h2>Errors</h2>
+ * A call the protocol never makes (committing a transaction that was not pre-committed, say) is a
+ * bug in the caller: throw {@link FatalTwoPhaseException}, which stops the coordinator, rather
+ * than an exception the coordinator would retry.
  *
  * @param <TXN>     the transaction handle
  * @param <CONTEXT> participant-wide state that survives restarts (use {@link Void} if none)
@@ -94,7 +101,9 @@ public interface Participant<TXN, CONTEXT> {
 
   /**
    * Rolls back a transaction that will never be committed (its checkpoint failed, or the
-   * coordinator closes with it open). Must tolerate a transaction that is already gone.
+   * coordinator closes with it open). Must tolerate a transaction that is already gone. The
+   * coordinator never aborts a committed transaction; but if you keep the default
+   * {@link #recoverAndAbort}, this method must also leave a committed transaction alone, silently.
    */
   void abort(TXN transaction) throws Exception;
 
@@ -121,7 +130,7 @@ public interface Participant<TXN, CONTEXT> {
    * Called once per start, after every recovered handle was committed or aborted and before the
    * first new transaction begins. This is where a participant finds and aborts transactions the
    * log cannot know about (begun after the last durable record), using its naming scheme and
-   * {@link RecoveryContext#coordinatorId()}, and leaving the handles in
+   * {@link RecoveryContext#isOwnTransactionName(String)}, and leaving the handles in
    * {@link RecoveryContext#handledTransactions()} and other coordinators' resources alone.
    */
   default void finishRecoveringContext(RecoveryContext<TXN, CONTEXT> context) throws Exception {}

@@ -20,11 +20,13 @@ public interface TransactionContext<CONTEXT> extends ParticipantContext {
 
   /**
    * A name unique across the coordinator's restarts and safe for file names, Kafka transactional
-   * ids and XA global ids: {@code <coordinatorId>-<participantName>-<epoch>-<sequence>}, where
-   * characters other than letters, digits, {@code .}, {@code _} and {@code -} in the two names are
-   * replaced by {@code _}.
+   * ids and XA global ids: {@link #transactionNamePrefix()} followed by {@code
+   * <ownerEpoch>-<sequence>}. Derive resource names from it so that {@link
+   * #isOwnTransactionName(String)} finds leftovers after a crash.
    */
-  String transactionName();
+  default String transactionName() {
+    return transactionNamePrefix() + ownerEpoch() + '-' + sequence();
+  }
 
   /** The participant's context, restored from the log or made by {@code initializeUserContext}. */
   Optional<CONTEXT> userContext();

@@ -9,26 +9,39 @@ import java.util.regex.Pattern;
 /** The coordinator's implementations of the SPI's context objects. */
 public final class Contexts {
 
-  private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9._-]");
+  private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9._]");
+  private static final Pattern OWN_SUFFIX = Pattern.compile("[0-9]+-[0-9]+");
 
   private Contexts() {}
 
-  /** The documented {@link TransactionContext#transactionName()} format. */
-  public static String transactionName(
-      String coordinatorId, String participantName, long epoch, long sequence) {
-    return namePrefix(coordinatorId, participantName) + epoch + '-' + sequence;
-  }
-
   /**
-   * The prefix every transaction name of one coordinator's participant starts with; participants
-   * match leftovers against it.
+   * {@code <safe coordinatorId>-<safe participantName>-}; see
+   * {@link dev.twophase.ParticipantContext#transactionNamePrefix()}.
    */
   public static String namePrefix(String coordinatorId, String participantName) {
     return safe(coordinatorId) + '-' + safe(participantName) + '-';
   }
 
-  private static String safe(String s) {
-    return UNSAFE.matcher(s).replaceAll("_");
+  /** Whether {@code name} is {@code prefix} followed by {@code <epoch>-<sequence>}. */
+  public static boolean isOwnName(String prefix, String name) {
+    return name != null
+        && name.startsWith(prefix)
+        && OWN_SUFFIX.matcher(name).region(prefix.length(), name.length()).matches();
+  }
+
+  /**
+   * The name itself if it holds only {@code [A-Za-z0-9._]}; otherwise the other characters become
+   * {@code _} and {@code _<crc32 of the UTF-8 name, 8 hex digits>} is appended, so that distinct
+   * names stay distinct ({@code a-b} and {@code a_b} do not collide).
+   */
+  static String safe(String name) {
+    java.util.regex.Matcher m = UNSAFE.matcher(name);
+    if (!m.find()) {
+      return name;
+    }
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update(name.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return m.replaceAll("_") + '_' + String.format("%08x", crc.getValue());
   }
 
   /** A transaction context. */
@@ -41,10 +54,6 @@ public final class Contexts {
       Optional<C> userContext)
       implements TransactionContext<C> {
 
-    @Override
-    public String transactionName() {
-      return Contexts.transactionName(coordinatorId, participantName, ownerEpoch, sequence);
-    }
   }
 
   /** A recovery context. */

@@ -202,6 +202,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   private final class Incarnation {
     final Participant<TXN, CONTEXT> participant;
     final String coordinatorId;
+    final String participantName;
     final long epoch;
     final Optional<CONTEXT> userContext;
     final List<TXN> unfinished = new ArrayList<>();
@@ -211,10 +212,12 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     Incarnation(
         Participant<TXN, CONTEXT> participant,
         String coordinatorId,
+        String participantName,
         long epoch,
         Optional<CONTEXT> userContext) {
       this.participant = participant;
       this.coordinatorId = coordinatorId;
+      this.participantName = participantName;
       this.epoch = epoch;
       this.userContext = userContext;
     }
@@ -529,10 +532,10 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   /**
    * finishRecoveringContext aborts this coordinator's transactions that the log does not know
    * about (open and pre-committed), and leaves another coordinator's transactions on the same
-   * resource alone. The other coordinator's id is {@code <coordinatorId>-<participantName>}, so its
-   * transaction names start with this coordinator's {@code <coordinatorId>-<participantName>-}: a
-   * participant must check that the rest of a name is {@code <epoch>-<sequence>}, not only the
-   * prefix.
+   * resource alone: one whose id is {@code <coordinatorId>-<participantName>}, and another
+   * participant (named {@code <participantName>2}) of this same coordinator. A participant that
+   * matches names on the coordinator id instead of
+   * {@link dev.twophase.ParticipantContext#isOwnTransactionName(String)} takes their transactions.
    */
   @Test
   public void finishRecoveringAbortsLingeringTransactions() throws Exception {
@@ -541,6 +544,10 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     TXN othersTxn = begin(other);
     List<IN> othersRecords = write(other, othersTxn, 2);
     preCommit(other, othersTxn);
+    Incarnation sibling = start(coordinatorId, participantName() + "2");
+    TXN siblingTxn = begin(sibling);
+    List<IN> siblingRecords = write(sibling, siblingTxn, 2);
+    preCommit(sibling, siblingTxn);
 
     Incarnation first = start(coordinatorId);
     TXN lingeringPrepared = begin(first);
@@ -556,6 +563,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     assertInProgress(lingeringPrepared, false, "lingering pre-committed transaction after recovery");
     assertInProgress(lingeringOpen, false, "lingering open transaction after recovery");
     assertInProgress(othersTxn, true, "another coordinator's transaction after recovery");
+    assertInProgress(siblingTxn, true, "another participant's transaction after recovery");
     TXN restored = restore(second, preparedLogged);
     assertNotReportedCommitted(
         "recoverAndCommit of a lingering transaction aborted by finishRecoveringContext",
@@ -567,6 +575,13 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
         commit(other, othersTxn),
         "another coordinator's pre-committed transaction must survive this coordinator's recovery");
     assertVisible(othersRecords, "only the other coordinator's records may be visible");
+    assertEquals(
+        CommitOutcome.COMMITTED,
+        commit(sibling, siblingTxn),
+        "another participant's pre-committed transaction must survive this participant's recovery");
+    List<IN> both = new ArrayList<>(othersRecords);
+    both.addAll(siblingRecords);
+    assertVisible(both, "only the other coordinator's and participant's records may be visible");
   }
 
   /**
@@ -750,33 +765,44 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
   /** A new process that recovers nothing: first start, or a restart with an empty log. */
   private Incarnation start(String coordinator) throws Exception {
-    Incarnation incarnation = newProcess(coordinator);
+    return start(coordinator, participantName());
+  }
+
+  /** Like {@link #start(String)}, for another participant name of a coordinator. */
+  private Incarnation start(String coordinator, String participant) throws Exception {
+    Incarnation incarnation = newProcess(coordinator, participant);
     finishRecovery(incarnation, List.of());
     return incarnation;
   }
 
   /** A new process of {@code coordinator}: a new instance, the next epoch, the logged context. */
   private Incarnation newProcess(String coordinator) throws Exception {
-    long epoch = epochs.merge(coordinator, 1L, Long::sum);
+    return newProcess(coordinator, participantName());
+  }
+
+  private Incarnation newProcess(String coordinator, String participantName) throws Exception {
+    String owner = coordinator + '\u0000' + participantName;
+    long epoch = epochs.merge(owner, 1L, Long::sum);
     Participant<TXN, CONTEXT> participant = newParticipant();
     assertNotNull(participant, "newParticipant() returned null");
     Optional<CONTEXT> userContext;
-    Logged loggedContext = contexts.get(coordinator);
+    Logged loggedContext = contexts.get(owner);
     if (loggedContext == null) {
       userContext =
           participant.initializeUserContext(
-              TestContexts.participant(coordinator, participantName(), epoch));
+              TestContexts.participant(coordinator, participantName, epoch));
       assertNotNull(userContext, "initializeUserContext returned null instead of Optional.empty()");
       if (userContext.isPresent()) {
         Codec<CONTEXT> codec = participant.contextCodec();
-        contexts.put(coordinator, new Logged(codec.encode(userContext.get()), codec.version()));
+        contexts.put(owner, new Logged(codec.encode(userContext.get()), codec.version()));
       }
     } else {
       userContext =
           Optional.ofNullable(
               participant.contextCodec().decode(loggedContext.bytes(), loggedContext.version()));
     }
-    Incarnation incarnation = new Incarnation(participant, coordinator, epoch, userContext);
+    Incarnation incarnation =
+        new Incarnation(participant, coordinator, participantName, epoch, userContext);
     incarnations.add(incarnation);
     return incarnation;
   }
@@ -785,7 +811,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     incarnation.participant.finishRecoveringContext(
         TestContexts.recovery(
             incarnation.coordinatorId,
-            participantName(),
+            incarnation.participantName,
             incarnation.epoch,
             handled,
             incarnation.userContext.orElse(null),
@@ -796,7 +822,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     TransactionContext<CONTEXT> context =
         TestContexts.transaction(
             incarnation.coordinatorId,
-            participantName(),
+            incarnation.participantName,
             incarnation.epoch,
             nextCheckpoint++,
             incarnation.sequence++,

@@ -19,9 +19,8 @@ public final class TestContexts {
   private TestContexts() {}
 
   /**
-   * A transaction context. Its {@link TransactionContext#transactionName()} is {@code
-   * <coordinatorId>-<participantName>-<epoch>-<sequence>}, with characters other than {@code
-   * [A-Za-z0-9._-]} in the two names replaced by {@code _}, exactly as the coordinator makes it.
+   * A transaction context. Its {@link TransactionContext#transactionName()} is exactly the one the
+   * coordinator makes for these values (see {@link dev.twophase.ParticipantContext#transactionNamePrefix()}).
    *
    * @param userContext the participant's context, or null for none
    */

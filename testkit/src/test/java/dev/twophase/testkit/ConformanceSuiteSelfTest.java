@@ -248,13 +248,15 @@ class ConformanceSuiteSelfTest {
         "finishRecoveringAbortsLingeringTransactions");
 
     mutant(
-        "finishRecoveringContext matches the name prefix only",
+        "finishRecoveringContext matches on the coordinator id only",
         p -> new DelegatingParticipant(p) {
           @Override
           public void finishRecoveringContext(RecoveryContext<InMemoryTransaction, Void> c)
               throws Exception {
-            String prefix = TestContexts.transactionName(c.coordinatorId(), c.participantName(), 0, 0);
-            prefix = prefix.substring(0, prefix.length() - "0-0".length());
+            // Instead of isOwnTransactionName: takes every participant's transactions of this
+            // coordinator (the coordinator part of the prefix only).
+            String prefix = c.transactionNamePrefix();
+            prefix = prefix.substring(0, prefix.indexOf('-') + 1);
             Set<String> handled = new HashSet<>();
             c.handledTransactions().forEach(t -> handled.add(t.name()));
             for (String name : resource().openTransactions()) {

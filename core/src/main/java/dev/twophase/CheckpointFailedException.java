@@ -6,7 +6,9 @@ package dev.twophase;
  * abort): <strong>the records written since the last decided checkpoint are gone</strong>, and the
  * application must replay its input from the position it stored in that checkpoint
  * ({@link #lastDecidedCheckpointId()}, and the application snapshot the coordinator returns for
- * it). The coordinator is usable again right away.
+ * it). The coordinator is usable again right away, except when the failed checkpoint was the
+ * last one after {@code finish()}: no transaction can be begun then, so close the coordinator and
+ * start a new one, which resumes from the last decided checkpoint.
  */
 public class CheckpointFailedException extends RetriableTwoPhaseException {
 

@@ -14,8 +14,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -95,6 +95,9 @@ public final class Coordinator implements AutoCloseable {
   private final long everyRecords;
   private long nextCheckpointId;
 
+  /** Set by close() once it stopped waiting: the committer ends its attempt and stops. */
+  private volatile boolean closing;
+
   // Committer thread only.
   private boolean retryScheduled;
   private long retryingCheckpoint = -1;
@@ -106,12 +109,15 @@ public final class Coordinator implements AutoCloseable {
     CoordinatorConfig config = core.config();
     this.intervalMillis = config.checkpointInterval().map(Duration::toMillis).orElse(-1L);
     this.everyRecords = config.checkpointEveryRecords();
-    this.committer =
-        Executors.newSingleThreadScheduledExecutor(r -> {
-          Thread t = new Thread(r, "twophase-committer-" + core.coordinatorId());
-          t.setDaemon(true);
-          return t;
-        });
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "twophase-committer-" + core.coordinatorId());
+      t.setDaemon(true);
+      return t;
+    });
+    // close() must not interrupt a commit or a log write (an interrupted FileChannel closes, and
+    // the log with it): it drops scheduled retries and lets a running attempt finish instead.
+    executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    this.committer = executor;
   }
 
   /** Starts building a coordinator with this id over {@code stateLog}. */
@@ -232,15 +238,17 @@ public final class Coordinator implements AutoCloseable {
   // ---------------------------------------------------------------- committer thread
 
   private void drainCommits() {
-    if (retryScheduled || core.state() == CoordinatorState.FAILED || core.state() == CoordinatorState.CLOSED) {
+    if (retryScheduled || closing || core.state() == CoordinatorState.FAILED) {
       return; // a scheduled retry resumes in order; new work must not jump its backoff
     }
     for (PendingCheckpoint checkpoint : core.pending().values()) {
+      if (closing) {
+        return;
+      }
       try {
         core.commitCheckpoint(checkpoint);
       } catch (FatalTwoPhaseException e) {
-        core.fail(e);
-        failPending(e);
+        core.fail(e); // also fails the waiters of every pending checkpoint
         return;
       } catch (RuntimeException e) {
         scheduleRetry(checkpoint, e);
@@ -272,8 +280,8 @@ public final class Coordinator implements AutoCloseable {
     LOG.warn("coordinator {}: commit of checkpoint {} failed (attempt {}), retrying in {} ms: {}",
         core.coordinatorId(), checkpoint.id(), attempt, TimeUnit.NANOSECONDS.toMillis(delay), cause.getMessage());
     core.listener().onCommitRetried(new CoordinatorListener.CommitRetry(
-        core.coordinatorId(), checkpoint.id(), participant, cause.getMessage(), attempt,
-        Duration.ofNanos(delay), cause));
+        core.coordinatorId(), checkpoint.id(), participant, String.valueOf(checkpoint.nextHandle()),
+        attempt, Duration.ofNanos(delay), cause));
     retryScheduled = true;
     committer.schedule(() -> {
       retryScheduled = false;
@@ -315,10 +323,15 @@ public final class Coordinator implements AutoCloseable {
             core.coordinatorId(), e);
       }
     }
-    committer.shutdownNow();
+    closing = true;
+    committer.shutdown();
     try {
-      if (!committer.awaitTermination(core.config().closeTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS)) {
-        LOG.warn("coordinator {}: committer thread did not stop", core.coordinatorId());
+      // Never interrupt: an interrupted FileChannel closes, and a shared log with it. A commit
+      // attempt still running after the timeout is left to end on its (daemon) thread; whatever
+      // it leaves undone, the log still holds as pending.
+      if (!committer.awaitTermination(core.config().closeTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("coordinator {}: a commit attempt is still running after {}; closing without it",
+            core.coordinatorId(), core.config().closeTimeout());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -394,7 +407,13 @@ public final class Coordinator implements AutoCloseable {
      */
     public Coordinator build() {
       CoordinatorCore core = new CoordinatorCore(coordinatorId, participants, config, listener, applicationState);
-      CoordinatorLog view = stateLog.open(coordinatorId);
+      CoordinatorLog view;
+      try {
+        view = stateLog.open(coordinatorId);
+      } catch (RuntimeException e) {
+        core.closeParticipants();
+        throw e;
+      }
       Coordinator coordinator = new Coordinator(core, view);
       try {
         coordinator.start();

@@ -191,7 +191,9 @@ public final class EmbeddedCoordinator implements AutoCloseable {
 
     /**
      * The owner epoch of this incarnation; it must grow with every restart (an engine's attempt
-     * number, for example). Defaults to the restored state's epoch plus one.
+     * number, for example), since transaction names are made from it. Defaults to the larger of the
+     * restored state's epoch plus one and the clock's milliseconds, so that restoring the same (or
+     * an older) checkpoint twice still gives a new epoch.
      */
     public Builder ownerEpoch(long epoch) {
       if (epoch < 1) {
@@ -211,7 +213,9 @@ public final class EmbeddedCoordinator implements AutoCloseable {
       try {
         StateCodec.CoordinatorRecord record =
             restoredState == null ? null : StateCodec.decode(restoredState, "the restored state");
-        long epoch = ownerEpoch > 0 ? ownerEpoch : (record == null ? 1 : record.ownerEpoch() + 1);
+        long epoch = ownerEpoch > 0
+            ? ownerEpoch
+            : Math.max(record == null ? 1 : record.ownerEpoch() + 1, config.clock().millis());
         // An engine's state has no completion marks: every pending transaction is re-committed.
         core.recover(record, 0, epoch, id -> {});
         core.beginAll(core.lastCheckpointId() + 1);

@@ -7,8 +7,12 @@ import java.util.Optional;
  * A resource that takes part in two-phase commit under a coordinator: a Kafka producer, a database
  * connection, a directory of files, or anything a user writes.
  *
- * <p>The coordinator calls these methods from its own threads, never two at once for one
- * participant, so an implementation needs no locking of its own for the calls below. Every method
+ * <p>Threads. Calls concerning one transaction never overlap. Under a self-driving
+ * {@link Coordinator}, though, the commit of a decided transaction runs on the committer thread
+ * while the application thread begins, writes and pre-commits later transactions of the same
+ * participant: share nothing mutable between transactions without guarding it (a Kafka participant
+ * uses one producer per transaction from a pool for this reason). Under an
+ * {@link EmbeddedCoordinator} every call comes from the engine's task thread. Every method
  * that may touch the external resource declares {@code throws Exception}; the coordinator wraps
  * what escapes into a {@link TwoPhaseException} that names the participant, the checkpoint and
  * the handle. Throw a {@link FatalTwoPhaseException} (e.g. {@link FencedException}) to say that

@@ -23,7 +23,7 @@ public interface ParticipantContext {
    * starts with, in every incarnation: {@code <coordinatorId>-<participantName>-}, each name made
    * safe for file names, Kafka transactional ids and XA ids (characters other than letters, digits,
    * {@code .} and {@code _} become {@code _}, and a name that needed this gets a hash of the
-   * original appended, so two different names never map to the same text). Neither part contains
+   * original appended, so that two different names map to the same text only by a CRC-32 collision). Neither part contains
    * {@code -}, so the prefix of one pair is never the prefix of another's names.
    */
   default String transactionNamePrefix() {

@@ -47,7 +47,7 @@ public interface StateLog extends AutoCloseable {
     /** The owner epoch under which this view appends. */
     long ownerEpoch();
 
-    /** The last state appended for this coordinator before it was opened, or null if none. */
+    /** The last state the log holds for this coordinator, or null if none. */
     StoredState lastState();
 
     /**

@@ -380,4 +380,64 @@ class CoordinatorTest {
         () -> Coordinator.builder("job", log).participant("a", k).participant("a", participant(db)).build());
     assertTrue(e.getMessage().contains("'a' is used twice"), e.getMessage());
   }
+
+  @Test
+  void retryEventsNameTheHandleAndOldTransactionsAreRetriedNotDroppedWhileRunning() {
+    InMemoryParticipant<String> k = participant(kafka);
+    Coordinator c = start(CoordinatorConfig.custom().transactionTimeout(Duration.ofSeconds(1))
+        .ignoreFailuresAfterTransactionTimeout(), k);
+    c.output(k).write("a");
+    clock.advance(5_000); // older than its timeout; a running coordinator still retries it
+    k.failNextCommits(2, new IOException("broker away"));
+    c.checkpoint().awaitCommitted(WAIT);
+    assertEquals(List.of("a"), kafka.committedRecords());
+    assertEquals(2, listener.retries.size());
+    assertTrue(listener.retries.get(0).handle().contains("job-kafka-1-0"), listener.retries.get(0).handle());
+    assertEquals("kafka", listener.retries.get(0).participant());
+  }
+
+  @Test
+  void droppedTransactionIsReportedOnceDuringRecovery() {
+    InMemoryParticipant<String> k = participant(kafka);
+    k.failNextCommits(1000, new IOException("away"));
+    Coordinator c = start(CoordinatorConfig.custom().closeTimeout(Duration.ZERO), k);
+    c.output(k).write("a");
+    c.checkpoint();
+    log = log.reopen();
+    clock.advance(61_000);
+    InMemoryParticipant<String> failing = participant(kafka);
+    failing.failNextCommits(1, new IOException("still away"));
+    start(CoordinatorConfig.custom().transactionTimeout(Duration.ofSeconds(60)).ignoreFailuresAfterTransactionTimeout(), failing);
+    assertEquals(1, listener.recoveries.stream()
+        .filter(r -> r.kind() == CoordinatorListener.RecoveryAction.Kind.LOST_IGNORED).count(), listener.events.toString());
+  }
+
+  @Test
+  void fatalErrorsOfParticipantsStayFatal() {
+    InMemoryParticipant<String> k = participant(kafka);
+    Coordinator c = start(CoordinatorConfig.custom(), k);
+    k.failNextBegin(new IOException("cannot begin"));
+    FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class, c::checkpoint);
+    assertTrue(e.getMessage().contains("could not be begun"), e.getMessage());
+    assertEquals(CoordinatorState.FAILED, c.state());
+    c.close();
+
+    log = log.reopen();
+    InMemoryParticipant<String> fenced = participant(kafka);
+    fenced.failNextFinishRecoveringContext(new FencedException("newer owner"));
+    assertThrows(FencedException.class, () -> start(CoordinatorConfig.custom(), fenced));
+  }
+
+  @Test
+  void waitersLearnWhenTheCoordinatorFailsBeforeTheirCommit() {
+    InMemoryParticipant<String> k = participant(kafka);
+    k.failNextCommits(1000, new IOException("away"));
+    Coordinator c = start(CoordinatorConfig.custom().closeTimeout(Duration.ZERO), k);
+    c.output(k).write("a");
+    Checkpoint first = c.checkpoint();
+    log.failNextAppend(new TwoPhaseException("disk full"));
+    assertThrows(FatalTwoPhaseException.class, c::checkpoint);
+    TwoPhaseException e = assertThrows(TwoPhaseException.class, () -> first.awaitCommitted(WAIT));
+    assertTrue(e.getMessage().contains("may or may not be durable"), e.getMessage());
+  }
 }

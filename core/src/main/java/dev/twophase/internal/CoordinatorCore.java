@@ -168,6 +168,10 @@ public final class CoordinatorCore {
     if (failure == null) {
       failure = cause;
     }
+    // Their commits will not happen in this process (the next start commits them): waiters learn why.
+    for (PendingCheckpoint p : pending.values()) {
+      p.committed.completeExceptionally(cause);
+    }
     if (state.canTransitionTo(CoordinatorState.FAILED)) {
       LOG.error("coordinator {} failed; close it and start a new one to recover", coordinatorId, cause);
       transition(CoordinatorState.FAILED);
@@ -380,6 +384,8 @@ public final class CoordinatorCore {
       Object handle = decode(slot.transactionCodec, new Blob(p.transactionCodecVersion(), h.handle()), slot, "handle");
       try {
         slot.participant.recoverAndAbort(handle);
+      } catch (FatalTwoPhaseException ex) {
+        throw ex;
       } catch (Exception ex) {
         throw new RetriableTwoPhaseException(
             "recoverAndAbort of " + handle + " (begun for checkpoint " + h.checkpointId()
@@ -397,6 +403,8 @@ public final class CoordinatorCore {
       try {
         slot.participant.finishRecoveringContext(new Contexts.Recovery<>(
             coordinatorId, slot.name, ownerEpoch, handled.get(slot.index), slot.context, lastCheckpointId));
+      } catch (FatalTwoPhaseException ex) {
+        throw ex;
       } catch (Exception ex) {
         throw new RetriableTwoPhaseException(
             "finishRecoveringContext failed in participant '" + slot.name + "'; start-up stopped",
@@ -441,6 +449,8 @@ public final class CoordinatorCore {
       try {
         handle = slot.participant.beginTransaction(new Contexts.Transaction<>(
             coordinatorId, slot.name, ownerEpoch, checkpointId, slot.sequence++, slot.context));
+      } catch (FatalTwoPhaseException e) {
+        throw e;
       } catch (Exception e) {
         throw new RetriableTwoPhaseException(
             "beginTransaction failed in participant '" + slot.name + "' for checkpoint " + checkpointId,
@@ -498,9 +508,13 @@ public final class CoordinatorCore {
       }
       try {
         slot.participant.preCommit(slot.current);
-        checkpoint.set(slot.index, slot.current, slot.encode(slot.current), slot.currentBegunAt);
       } catch (Exception e) {
         throw abortCheckpoint(id, slot.name, "preCommit failed", e, null);
+      }
+      try {
+        checkpoint.set(slot.index, slot.current, slot.encode(slot.current), slot.currentBegunAt);
+      } catch (Exception e) {
+        throw abortCheckpoint(id, slot.name, "its transaction codec could not encode the handle", e, null);
       }
       if (Faults.ENABLED && slot.index < slots.size() - 1) {
         Faults.crashPoint(CrashPoint.BETWEEN_PRE_COMMITS);
@@ -514,9 +528,14 @@ public final class CoordinatorCore {
         abortQuietly(checkpoint, id);
         abortCurrentQuietly();
         clearCurrent();
-        TwoPhaseException failure = e instanceof TwoPhaseException
-            ? (TwoPhaseException) e
-            : new FatalTwoPhaseException("beginTransaction failed", e, id + 1, null);
+        // Without new transactions the coordinator cannot go on: stop, and let a restart begin.
+        TwoPhaseException failure = e instanceof FatalTwoPhaseException
+            ? (FatalTwoPhaseException) e
+            : new FatalTwoPhaseException(
+                "checkpoint " + id + " of coordinator '" + coordinatorId + "' was aborted because "
+                    + "the next transactions could not be begun: " + e.getMessage()
+                    + "; close this coordinator and start a new one",
+                e, id, e instanceof TwoPhaseException ? ((TwoPhaseException) e).participant().orElse(null) : null);
         listener.onCheckpointFailed(coordinatorId, id, failure);
         fail(failure);
         throw failure;
@@ -528,12 +547,17 @@ public final class CoordinatorCore {
       Faults.crashPoint(CrashPoint.AFTER_PRE_COMMITS);
     }
     Blob application;
-    byte[] state;
     try {
       application = snapshotApplication(id);
-      state = encodeState(id, checkpoint, application);
     } catch (Exception e) {
       throw abortCheckpoint(id, null, "the application snapshot failed", e, checkpoint);
+    }
+    byte[] state;
+    try {
+      state = encodeState(id, checkpoint, application);
+    } catch (Exception e) {
+      throw abortCheckpoint(id, null, "the state record could not be encoded (a handle or context "
+          + "codec failed)", e, checkpoint);
     }
     return new Prepared(checkpoint, state, application);
   }
@@ -660,7 +684,12 @@ public final class CoordinatorCore {
     for (int i = checkpoint.committedThrough; i < slots.size(); i++) {
       Object handle = checkpoint.handles[i];
       if (handle != null) {
-        commitOne(slots.get(i), checkpoint.id, handle, checkpoint.begunAt[i], false);
+        Slot<Object, Object> slot = slots.get(i);
+        if (commitOne(slot, checkpoint.id, handle, checkpoint.begunAt[i], false)
+            == RecoveryAction.Kind.LOST_IGNORED) {
+          listener.onRecoveryHandled(new RecoveryAction(
+              coordinatorId, checkpoint.id, slot.name, String.valueOf(handle), RecoveryAction.Kind.LOST_IGNORED));
+        }
       }
       checkpoint.committedThrough = i + 1;
       if (Faults.ENABLED && i < slots.size() - 1) {
@@ -691,7 +720,9 @@ public final class CoordinatorCore {
     } catch (FatalTwoPhaseException e) {
       throw e;
     } catch (Exception e) {
-      if (ignorable(slot, age)) {
+      // As in Flink, only recovery gives up on a failing old transaction; a running coordinator
+      // retries, since a transient failure may still pass.
+      if (recovery && ignorable(slot, age)) {
         logIgnoredLoss(slot, checkpointId, handle, age, e);
         return RecoveryAction.Kind.LOST_IGNORED;
       }
@@ -738,8 +769,6 @@ public final class CoordinatorCore {
             + "and is older than its timeout ({} >= {}); ignoring it as configured. Data loss might "
             + "have occurred.",
         coordinatorId, handle, checkpointId, slot.name, age, slot.timeout, e);
-    listener.onRecoveryHandled(new RecoveryAction(
-        coordinatorId, checkpointId, slot.name, String.valueOf(handle), RecoveryAction.Kind.LOST_IGNORED));
   }
 
   private void warnIfOld(Slot<?, ?> slot, long checkpointId, Object handle, Duration age) {
@@ -854,6 +883,12 @@ public final class CoordinatorCore {
 
     public long id() {
       return id;
+    }
+
+    /** The handle the next commit attempt starts with, for reports; null when all are done. */
+    public Object nextHandle() {
+      int i = committedThrough;
+      return i < handles.length ? handles[i] : null;
     }
 
     public CompletableFuture<Void> committed() {

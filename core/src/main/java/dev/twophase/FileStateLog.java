@@ -1,0 +1,300 @@
+package dev.twophase;
+
+import dev.twophase.internal.log.CoordinatorEntry;
+import dev.twophase.internal.log.SegmentedLog;
+import dev.twophase.internal.log.Syncer;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The default {@link StateLog}: append-only segment files in a local directory.
+ *
+ * <pre>{@code
+ * try (FileStateLog log = FileStateLog.open(Path.of("/var/lib/app/twophase"))) {
+ *   StateLog.CoordinatorLog partition0 = log.open("partition-0");
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p><b>Ownership.</b> Opening takes an exclusive OS lock on the file {@code LOCK} in the directory
+ * for as long as the log is open, and appends an OWNER record with an epoch one higher than any
+ * before. A second owner, in another process or in this one, is refused with a
+ * {@link FencedException}.
+ *
+ * <p><b>Durability.</b> {@link CoordinatorLog#appendState} returns once its record is synced
+ * ({@code fdatasync}). Appends of different coordinators on different threads share syncs (group
+ * commit). If a write or sync fails, the outcome of the append is unknown: it throws a
+ * {@link FatalTwoPhaseException}, the log becomes unusable, and it must be closed and reopened,
+ * which recovers whatever reached the disk. A failed sync is never retried. A thread whose
+ * interrupt flag is set may append (the flag is kept and restored); but an interrupt that arrives
+ * during the write or sync closes the file channel (a property of {@code FileChannel}) and so has
+ * the effect of a failed sync.
+ *
+ * <p><b>Recovery.</b> On open, the segments are read in order. A torn last record (a crash in the
+ * middle of an append that never returned) is cut off and logged at WARN. A bad checksum anywhere
+ * else, a foreign file or an unknown format version throws {@link StateLogCorruptedException},
+ * naming the file and offset; nothing is skipped.
+ *
+ * <p><b>Size.</b> When the active segment grows past {@link Builder#segmentBytes(long)}, the log
+ * rolls to a new segment that holds only the live state (each coordinator's last state and highest
+ * completion mark) and deletes the older ones; its size is bounded by what is live, not by history.
+ *
+ * <p>Thread-safe. The views returned by {@link #open(String)} are thread-safe too.
+ */
+public final class FileStateLog implements StateLog {
+
+  /** Default {@link Builder#segmentBytes(long)}: 16 MiB. */
+  public static final long DEFAULT_SEGMENT_BYTES = 16L * 1024 * 1024;
+
+  /** Smallest accepted {@link Builder#segmentBytes(long)}. */
+  public static final long MIN_SEGMENT_BYTES = 4096;
+
+  private final SegmentedLog log;
+  private final long segmentBytes;
+  private final ConcurrentMap<String, View> views = new ConcurrentHashMap<>();
+
+  private FileStateLog(SegmentedLog log, long segmentBytes) {
+    this.log = log;
+    this.segmentBytes = segmentBytes;
+  }
+
+  /**
+   * Opens the log in {@code directory} with default settings, creating the directory if needed.
+   *
+   * @throws FencedException if another owner has the directory open
+   * @throws StateLogCorruptedException if the log is damaged
+   * @throws FatalTwoPhaseException if the directory cannot be read or written
+   */
+  public static FileStateLog open(Path directory) {
+    return builder(directory).build();
+  }
+
+  /** A builder for a log in {@code directory}. */
+  public static Builder builder(Path directory) {
+    return new Builder(directory);
+  }
+
+  /** Settings of a {@link FileStateLog}. */
+  public static final class Builder {
+    private final Path directory;
+    private long segmentBytes = DEFAULT_SEGMENT_BYTES;
+    private Syncer syncer = Syncer.FDATASYNC;
+
+    private Builder(Path directory) {
+      this.directory = Objects.requireNonNull(directory, "directory");
+    }
+
+    /**
+     * The size past which the active segment is rolled and the log compacted; default 16 MiB, at
+     * least 4096. If the live state alone is bigger, the log rolls only once as much history as
+     * live state has accumulated, so that it does not compact on every append.
+     */
+    public Builder segmentBytes(long segmentBytes) {
+      if (segmentBytes < MIN_SEGMENT_BYTES) {
+        throw new IllegalArgumentException(
+            "segmentBytes must be >= " + MIN_SEGMENT_BYTES + ", was " + segmentBytes);
+      }
+      this.segmentBytes = segmentBytes;
+      return this;
+    }
+
+    /** For tests: how segments are synced. */
+    Builder syncer(Syncer syncer) {
+      this.syncer = Objects.requireNonNull(syncer, "syncer");
+      return this;
+    }
+
+    /**
+     * Opens the log: creates the directory if needed, claims it, recovers it and appends a new
+     * owner epoch.
+     *
+     * @throws FencedException if another owner has the directory open
+     * @throws StateLogCorruptedException if the log is damaged
+     * @throws FatalTwoPhaseException if the directory cannot be read or written
+     */
+    public FileStateLog build() {
+      return new FileStateLog(SegmentedLog.open(directory, segmentBytes, syncer), segmentBytes);
+    }
+  }
+
+  /** The log's directory, absolute. */
+  public Path directory() {
+    return log.directory();
+  }
+
+  /** The configured segment size threshold. */
+  public long segmentBytes() {
+    return segmentBytes;
+  }
+
+  @Override
+  public long ownerEpoch() {
+    return log.ownerEpoch();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws IllegalArgumentException if the id is empty, longer than 255 UTF-8 bytes or not valid
+   *     Unicode text
+   * @throws FencedException if the id is already open, or the log is closed
+   */
+  @Override
+  public CoordinatorLog open(String coordinatorId) {
+    validateId(coordinatorId);
+    CoordinatorEntry entry = log.entry(coordinatorId);
+    View view = new View(entry);
+    if (views.putIfAbsent(coordinatorId, view) != null) {
+      throw new FencedException(
+          "coordinator '"
+              + coordinatorId
+              + "' is already open on state log "
+              + log.directory()
+              + ": close its CoordinatorLog first; two coordinators must never share an id");
+    }
+    return view;
+  }
+
+  /**
+   * Rolls to a new segment holding only the live state and deletes the older segments now, as the
+   * log does by itself when the active segment outgrows {@link Builder#segmentBytes(long)}.
+   *
+   * @throws FatalTwoPhaseException if it fails; the log is then unusable
+   * @throws FencedException if the log is closed
+   */
+  public void compact() {
+    log.compact();
+  }
+
+  /** Syncs what was written, closes the files and releases the directory. Idempotent. */
+  @Override
+  public void close() {
+    log.close();
+  }
+
+  /** For tests: syncs performed since open. */
+  long forceCount() {
+    return log.forceCount();
+  }
+
+  /** For tests: compactions performed since open. */
+  long compactionCount() {
+    return log.compactionCount();
+  }
+
+  /** For tests: records written since open. */
+  long writtenSequence() {
+    return log.writtenSequence();
+  }
+
+  @Override
+  public String toString() {
+    return "FileStateLog{" + log.directory() + ", ownerEpoch=" + log.ownerEpoch()
+        + (log.isClosed() ? ", closed" : "") + "}";
+  }
+
+  private static void validateId(String coordinatorId) {
+    Objects.requireNonNull(coordinatorId, "coordinatorId");
+    if (coordinatorId.isEmpty()) {
+      throw new IllegalArgumentException("coordinatorId must not be empty");
+    }
+    ByteBuffer utf8;
+    try {
+      utf8 =
+          StandardCharsets.UTF_8
+              .newEncoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .encode(CharBuffer.wrap(coordinatorId));
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException(
+          "coordinatorId must be valid Unicode text (it has an unpaired surrogate): "
+              + coordinatorId, e);
+    }
+    if (utf8.remaining() > 255) {
+      throw new IllegalArgumentException(
+          "coordinatorId must be at most 255 UTF-8 bytes, was " + utf8.remaining());
+    }
+  }
+
+  /** One coordinator's view. */
+  private final class View implements CoordinatorLog {
+    private final CoordinatorEntry entry;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    View(CoordinatorEntry entry) {
+      this.entry = entry;
+    }
+
+    @Override
+    public String coordinatorId() {
+      return entry.coordinatorId();
+    }
+
+    @Override
+    public long ownerEpoch() {
+      return log.ownerEpoch();
+    }
+
+    @Override
+    public StoredState lastState() {
+      return entry.lastState();
+    }
+
+    @Override
+    public long lastCompletedCheckpointId() {
+      return entry.lastCompletedCheckpointId();
+    }
+
+    @Override
+    public void appendState(long checkpointId, byte[] payload) {
+      Objects.requireNonNull(payload, "payload");
+      checkAppend(checkpointId);
+      log.appendState(entry, checkpointId, payload);
+    }
+
+    @Override
+    public void appendCompletion(long checkpointId) {
+      checkAppend(checkpointId);
+      log.appendCompletion(entry, checkpointId);
+    }
+
+    private void checkAppend(long checkpointId) {
+      if (checkpointId < 0) {
+        throw new IllegalArgumentException("checkpointId must be >= 0, was " + checkpointId);
+      }
+      if (closed.get()) {
+        throw new FencedException(
+            "coordinator log '"
+                + entry.coordinatorId()
+                + "' on "
+                + log.directory()
+                + " is closed: it cannot append checkpoint "
+                + checkpointId,
+            null,
+            checkpointId,
+            null);
+      }
+    }
+
+    @Override
+    public void close() {
+      if (closed.compareAndSet(false, true)) {
+        views.remove(entry.coordinatorId(), this);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "CoordinatorLog{'" + entry.coordinatorId() + "' on " + log.directory() + "}";
+    }
+  }
+}

@@ -1,0 +1,707 @@
+package dev.twophase.internal.log;
+
+import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.FencedException;
+import dev.twophase.StateLogCorruptedException;
+import dev.twophase.TwoPhaseException;
+import dev.twophase.internal.CrashPoint;
+import dev.twophase.internal.Faults;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine of {@code FileStateLog}: one owner's segments in one directory, with group commit and
+ * compaction. Format and recovery rules: {@link LogFormat}.
+ *
+ * <h2>Concurrency</h2>
+ * Appends encode and write their record under the append lock and take a sequence number; then,
+ * outside it, they wait for durability: if a force already covered their sequence number they
+ * return; otherwise, if the force lock is free, they take it and force everything written so far
+ * (they lead); if another thread holds it, they park until it is done and check again. Waiters never
+ * queue on the force lock, so records made durable by one force are released at once rather than
+ * behind the next leader's force. A lone appender pays one write and one force, and concurrent
+ * appenders share forces; no thread hands its work to another. Rolling to a new segment (and
+ * compaction) runs under the append lock. Lock order: append lock, then force lock; the force path
+ * never takes the append lock.
+ *
+ * <p>After a failed write or force the outcome of the appends involved is unknown; the log turns
+ * unusable and every later append fails fast. A failed force is never retried.
+ */
+public final class SegmentedLog implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SegmentedLog.class);
+  private static final int INITIAL_BUFFER = 64 * 1024;
+
+  /** A segment file open for writing. */
+  private static final class Segment {
+    final long sequence;
+    final Path file;
+    final FileChannel channel;
+    /** Bytes written; guarded by the append lock. */
+    long size;
+    /** Size right after the segment was created by compaction (0 if unknown). */
+    long baseSize;
+
+    Segment(long sequence, Path file, FileChannel channel, long size) {
+      this.sequence = sequence;
+      this.file = file;
+      this.channel = channel;
+      this.size = size;
+    }
+  }
+
+  private final Path directory;
+  private final long segmentBytes;
+  private final Syncer syncer;
+  private final DirectoryLock lock;
+  private final LogIndex index;
+  /** Set once by {@link #recover()}, before the log is published. */
+  private long epoch;
+
+  private final ReentrantLock appendLock = new ReentrantLock();
+  private final ReentrantLock forceLock = new ReentrantLock();
+  private final CRC32C crc = new CRC32C(); // append lock
+  private ByteBuffer buffer = ByteBuffer.allocateDirect(INITIAL_BUFFER); // append lock
+  private volatile Segment active;
+  private volatile long writtenSeq; // written under the append lock
+  private final AtomicLong durableSeq = new AtomicLong();
+  private final AtomicLong forces = new AtomicLong();
+  private final AtomicLong compactions = new AtomicLong();
+  /** Segments replaced by compaction whose channels are still open; closed under the force lock. */
+  private final Queue<Segment> retired = new ConcurrentLinkedQueue<>();
+  /** Appenders parked until a leader's force completes. */
+  private final Queue<Thread> waiters = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private volatile Throwable failure;
+
+  private SegmentedLog(Path directory, long segmentBytes, Syncer syncer, DirectoryLock lock) {
+    this.directory = directory;
+    this.segmentBytes = segmentBytes;
+    this.syncer = syncer;
+    this.lock = lock;
+    this.index = new LogIndex();
+    recover();
+  }
+
+  /**
+   * Opens (creating if needed) the log in {@code directory}, claims it with an OS lock, recovers it
+   * and appends a durable OWNER record with a new epoch.
+   *
+   * @throws FencedException if another owner holds the directory
+   * @throws StateLogCorruptedException if the log is damaged
+   * @throws FatalTwoPhaseException if an I/O operation failed
+   */
+  public static SegmentedLog open(Path directory, long segmentBytes, Syncer syncer) {
+    Path dir = directory.toAbsolutePath().normalize();
+    DirectoryLock lock = null;
+    try {
+      Directories.createDurably(dir);
+      lock = DirectoryLock.acquire(dir);
+      return new SegmentedLog(dir, segmentBytes, syncer, lock);
+    } catch (IOException e) {
+      if (lock != null) {
+        lock.close();
+      }
+      throw new FatalTwoPhaseException("could not open the state log in " + dir + ": " + e, e);
+    } catch (RuntimeException | Error e) {
+      if (lock != null) {
+        lock.close();
+      }
+      throw e;
+    }
+  }
+
+  /** Reads the log, repairs a torn tail, opens the active segment and appends OWNER. */
+  private void recover() {
+    try {
+      LogReader.Result scan = LogReader.scan(directory, index);
+      List<LogReader.ScannedSegment> segments = new ArrayList<>(scan.segments());
+      TornTail torn = scan.tornTail();
+      long nextSequence = segments.isEmpty() ? 1 : segments.get(segments.size() - 1).sequence();
+      if (torn != null) {
+        if (torn.headerIncomplete()) {
+          Files.delete(torn.file());
+          Directories.fsync(directory);
+          segments.remove(segments.size() - 1);
+          LOG.warn(
+              "Removed state log segment {} whose header was never completely written ({} bytes): "
+                  + "a crash interrupted its creation; it held no records",
+              torn.file(),
+              torn.fileSize());
+        } else {
+          try (FileChannel ch = FileChannel.open(torn.file(), StandardOpenOption.WRITE)) {
+            ch.truncate(torn.offset());
+            ch.force(true);
+          }
+          LOG.warn(
+              "Cut off the torn tail of state log segment {} at offset {} ({} bytes: {}): a crash"
+                  + " interrupted an append that had not returned",
+              torn.file(),
+              torn.offset(),
+              torn.bytes(),
+              torn.reason());
+        }
+      }
+      long newEpoch = Math.addExact(index.maxEpoch(), 1);
+      index.raiseEpoch(newEpoch);
+      epoch = newEpoch;
+      long totalBytes = 0;
+      for (LogReader.ScannedSegment s : segments) {
+        totalBytes += s.validEnd();
+      }
+      if (segments.isEmpty()) {
+        active = createSegment(nextSequence, List.of(), false);
+      } else {
+        LogReader.ScannedSegment last = segments.get(segments.size() - 1);
+        FileChannel ch = FileChannel.open(last.file(), StandardOpenOption.WRITE);
+        active = new Segment(last.sequence(), last.file(), ch, last.validEnd());
+        ByteBuffer buf = buffer(LogFormat.ownerRecordSize());
+        LogFormat.putOwner(buf, crc, newEpoch);
+        buf.flip();
+        write(active, buf);
+        force(active.channel);
+      }
+      if (segments.isEmpty()) {
+        LOG.info("Created state log {} as owner epoch {}", directory, newEpoch);
+      } else if (LOG.isInfoEnabled()) {
+        LOG.info(
+            "Opened state log {} as owner epoch {}: found {} segment(s) with {} bytes, {}"
+                + " coordinator(s){}",
+            directory,
+            newEpoch,
+            segments.size(),
+            totalBytes,
+            index.liveCoordinators(),
+            coordinatorList());
+      }
+      maybeRoll();
+    } catch (IOException e) {
+      closeQuietly(active == null ? null : active.channel);
+      throw new FatalTwoPhaseException(
+          "could not open the state log in " + directory + ": " + e, e);
+    } catch (RuntimeException | Error e) {
+      closeQuietly(active == null ? null : active.channel);
+      throw e;
+    }
+  }
+
+  private String coordinatorList() {
+    StringJoiner j = new StringJoiner(", ", " [", "]");
+    int n = 0;
+    for (CoordinatorEntry e : index.entries()) {
+      if (!e.isEmpty()) {
+        if (++n > 10) {
+          j.add("...");
+          break;
+        }
+        j.add(e.coordinatorId());
+      }
+    }
+    return n == 0 ? "" : j.toString();
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  public long ownerEpoch() {
+    return epoch;
+  }
+
+  /** The entry of {@code coordinatorId}, created empty if the log holds nothing for it. */
+  public CoordinatorEntry entry(String coordinatorId) {
+    appendLock.lock();
+    try {
+      checkOpen();
+      return index.entry(coordinatorId);
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** Forces performed since open (including those of open and compaction). */
+  public long forceCount() {
+    return forces.get();
+  }
+
+  /** Compactions performed since open. */
+  public long compactionCount() {
+    return compactions.get();
+  }
+
+  /** Records written since open. */
+  public long writtenSequence() {
+    return writtenSeq;
+  }
+
+  public boolean isClosed() {
+    return closed.get();
+  }
+
+  // ------------------------------------------------------------------ appends
+
+  /**
+   * Appends a STATE record for {@code entry} and returns once it is durable.
+   *
+   * @throws IllegalArgumentException if {@code checkpointId} is below the entry's last state
+   */
+  public void appendState(CoordinatorEntry entry, long checkpointId, byte[] payload) {
+    // An interrupted thread would close the shared channel on its next I/O (FileChannel is
+    // interruptible) and so break the log for every coordinator: hold the flag back meanwhile.
+    boolean interrupted = Thread.interrupted();
+    try {
+      doAppendState(entry, checkpointId, payload);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void doAppendState(CoordinatorEntry entry, long checkpointId, byte[] payload) {
+    byte[] owned = payload.clone();
+    int size = LogFormat.stateRecordSize(entry.idBytes().length, owned.length);
+    long seq;
+    appendLock.lock();
+    try {
+      checkWritable(entry, checkpointId);
+      long last = entry.lastStateCheckpointId();
+      if (checkpointId < last) {
+        throw new IllegalArgumentException(
+            "checkpointId "
+                + checkpointId
+                + " is lower than the last one appended for coordinator '"
+                + entry.coordinatorId()
+                + "', "
+                + last
+                + ": checkpoint ids never decrease");
+      }
+      ByteBuffer buf = buffer(size);
+      LogFormat.putState(buf, crc, entry.idBytes(), checkpointId, epoch, owned);
+      buf.flip();
+      if (Faults.ENABLED && Faults.shouldCrash(CrashPoint.DURING_LOG_APPEND)) {
+        tornWriteAndHalt(buf);
+      }
+      try {
+        write(active, buf);
+      } catch (IOException e) {
+        throw fail(e, entry, checkpointId, "write");
+      }
+      entry.setState(checkpointId, epoch, owned);
+      seq = writtenSeq + 1;
+      writtenSeq = seq;
+      try {
+        maybeRoll();
+      } catch (IOException e) {
+        throw fail(e, entry, checkpointId, "compaction");
+      }
+    } finally {
+      appendLock.unlock();
+    }
+    awaitDurable(seq, entry, checkpointId);
+  }
+
+  /** Appends a COMPLETED record for {@code entry} if it raises its mark. Not forced. */
+  public void appendCompletion(CoordinatorEntry entry, long checkpointId) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      doAppendCompletion(entry, checkpointId);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void doAppendCompletion(CoordinatorEntry entry, long checkpointId) {
+    appendLock.lock();
+    try {
+      checkWritable(entry, checkpointId);
+      if (checkpointId <= entry.lastCompletedCheckpointId()) {
+        return; // adds nothing: the highest mark wins
+      }
+      ByteBuffer buf = buffer(LogFormat.completedRecordSize(entry.idBytes().length));
+      LogFormat.putCompleted(buf, crc, entry.idBytes(), checkpointId, epoch);
+      buf.flip();
+      try {
+        write(active, buf);
+      } catch (IOException e) {
+        throw fail(e, entry, checkpointId, "write of a completion mark");
+      }
+      entry.complete(checkpointId, epoch);
+      writtenSeq = writtenSeq + 1;
+      try {
+        maybeRoll();
+      } catch (IOException e) {
+        throw fail(e, entry, checkpointId, "compaction");
+      }
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  /** Rolls to a new segment holding only the live state now, and deletes the older ones. */
+  public void compact() {
+    boolean interrupted = Thread.interrupted();
+    appendLock.lock();
+    try {
+      checkWritable(null, -1);
+      try {
+        roll();
+      } catch (IOException e) {
+        throw fail(e, null, -1, "compaction");
+      }
+    } finally {
+      appendLock.unlock();
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void tornWriteAndHalt(ByteBuffer buf) {
+    try {
+      buf.limit(buf.position() + buf.remaining() / 2);
+      write(active, buf);
+      active.channel.force(false);
+    } catch (IOException e) {
+      LOG.warn("torn write for crash injection failed", e);
+    }
+    Faults.halt(CrashPoint.DURING_LOG_APPEND);
+  }
+
+  /**
+   * Waits until record {@code seq} is durable. If no one is forcing, this thread forces everything
+   * written so far (it leads); otherwise it parks until the leader is done, and checks again.
+   * Waiters never queue on the force lock: a leader holds it through a whole force, and records
+   * already made durable must not wait behind it.
+   */
+  private void awaitDurable(long seq, CoordinatorEntry entry, long checkpointId) {
+    while (durableSeq.get() < seq) {
+      if (forceLock.tryLock()) {
+        try {
+          forceAsLeader(seq, entry, checkpointId);
+        } finally {
+          forceLock.unlock();
+          wakeWaiters();
+        }
+        return;
+      }
+      Thread me = Thread.currentThread();
+      waiters.add(me);
+      // Re-check after registering: a leader that finished meanwhile may have woken the waiters
+      // before this thread was among them. A leader still holding the lock will wake it.
+      if (durableSeq.get() >= seq || !forceLock.isLocked()) {
+        continue; // a stale entry in waiters only costs a spurious wake-up later
+      }
+      LockSupport.park(this);
+    }
+  }
+
+  /** Under the force lock. */
+  private void forceAsLeader(long seq, CoordinatorEntry entry, long checkpointId) {
+    if (durableSeq.get() >= seq) {
+      return;
+    }
+    Throwable failed = failure;
+    if (failed != null) {
+      throw unknownOutcome(entry, checkpointId, "sync", failed);
+    }
+    if (closed.get()) {
+      throw new FencedException(
+          "state log " + directory + " was closed before the append of checkpoint "
+              + checkpointId + " of coordinator '" + entry.coordinatorId()
+              + "' was synced: its outcome is unknown; reopen the log to recover",
+          null, checkpointId, null);
+    }
+    // Read the target before the segment: a roll in between made the target durable already.
+    long target = writtenSeq;
+    Segment seg = active;
+    try {
+      force(seg.channel);
+    } catch (IOException e) {
+      throw fail(e, entry, checkpointId, "sync");
+    }
+    durableSeq.accumulateAndGet(target, Math::max);
+    // Only now: seg itself may have been retired by a roll while it was being forced.
+    closeRetired();
+  }
+
+  private void wakeWaiters() {
+    Thread t;
+    while ((t = waiters.poll()) != null) {
+      LockSupport.unpark(t);
+    }
+  }
+
+  // ------------------------------------------------------------------ segments and compaction
+
+  private void maybeRoll() throws IOException {
+    Segment a = active;
+    // Roll when past the threshold, but only once at least half the segment is history, so that a
+    // live state bigger than the threshold does not compact on every append.
+    if (a.size > segmentBytes && a.size >= 2 * a.baseSize) {
+      roll();
+    }
+  }
+
+  /** Under the append lock. */
+  private void roll() throws IOException {
+    Segment old = active;
+    long before = old.size;
+    // Make the old segment complete on disk: only the last segment may end torn.
+    force(old.channel);
+    durableSeq.accumulateAndGet(writtenSeq, Math::max);
+
+    List<CoordinatorEntry> live = new ArrayList<>();
+    for (CoordinatorEntry e : index.entries()) {
+      if (!e.isEmpty()) {
+        live.add(e);
+      }
+    }
+    Segment seg = createSegment(old.sequence + 1, live, true);
+    active = seg;
+    durableSeq.accumulateAndGet(writtenSeq, Math::max);
+    retired.add(old);
+
+    int deleted = 0;
+    long deletedBytes = 0;
+    for (LogReader.SegmentFile f : LogReader.listSegments(directory)) {
+      if (f.sequence() < seg.sequence) {
+        long size = Files.size(f.file());
+        if (Files.deleteIfExists(f.file())) {
+          deleted++;
+          deletedBytes += size;
+        }
+      }
+    }
+    Directories.fsync(directory);
+    if (forceLock.tryLock()) {
+      try {
+        closeRetired();
+      } finally {
+        forceLock.unlock();
+        wakeWaiters(); // a waiter may have seen the lock held by this thread
+      }
+    }
+    wakeWaiters(); // the roll made everything written durable
+    compactions.incrementAndGet();
+    LOG.debug(
+        "Compacted state log {}: segment {} of {} bytes rolled to {} with {} bytes for {}"
+            + " coordinator(s); deleted {} older segment(s) with {} bytes",
+        directory,
+        old.sequence,
+        before,
+        seg.file.getFileName(),
+        seg.size,
+        live.size(),
+        deleted,
+        deletedBytes);
+  }
+
+  /**
+   * Creates segment {@code sequence} holding an OWNER record and the given entries, forced, with
+   * the directory synced. Under the append lock (or during open).
+   */
+  private Segment createSegment(long sequence, List<CoordinatorEntry> entries, boolean compaction)
+      throws IOException {
+    Path file = directory.resolve(LogFormat.segmentFileName(sequence));
+    FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    Segment seg = new Segment(sequence, file, ch, 0);
+    try {
+      ByteBuffer buf = buffer(INITIAL_BUFFER);
+      LogFormat.putSegmentHeader(buf, crc, sequence);
+      LogFormat.putOwner(buf, crc, epoch);
+      int half = (entries.size() + 1) / 2;
+      putEntries(seg, entries.subList(0, half));
+      if (compaction && Faults.ENABLED && Faults.shouldCrash(CrashPoint.DURING_COMPACTION)) {
+        flush(seg);
+        ch.force(false);
+        Faults.halt(CrashPoint.DURING_COMPACTION);
+      }
+      putEntries(seg, entries.subList(half, entries.size()));
+      flush(seg);
+      force(ch);
+      Directories.fsync(directory);
+      seg.baseSize = seg.size;
+      return seg;
+    } catch (IOException | RuntimeException | Error e) {
+      closeQuietly(ch);
+      throw e;
+    }
+  }
+
+  private void putEntries(Segment seg, List<CoordinatorEntry> entries) throws IOException {
+    for (CoordinatorEntry e : entries) {
+      CoordinatorEntry.State s = e.state();
+      if (s != null) {
+        room(seg, LogFormat.stateRecordSize(e.idBytes().length, s.payload.length));
+        LogFormat.putState(buffer, crc, e.idBytes(), s.checkpointId, s.epoch, s.payload);
+      }
+      if (e.lastCompletedCheckpointId() > 0) {
+        room(seg, LogFormat.completedRecordSize(e.idBytes().length));
+        LogFormat.putCompleted(
+            buffer, crc, e.idBytes(), e.lastCompletedCheckpointId(), e.completedEpoch());
+      }
+    }
+  }
+
+  /** Makes room for {@code size} bytes in the buffer, writing out what it holds if needed. */
+  private void room(Segment seg, int size) throws IOException {
+    if (buffer.remaining() >= size) {
+      return;
+    }
+    flush(seg);
+    if (buffer.capacity() < size) {
+      buffer(size);
+    }
+  }
+
+  private void flush(Segment seg) throws IOException {
+    buffer.flip();
+    write(seg, buffer);
+    buffer.clear();
+  }
+
+  /** The cleared shared buffer, with at least {@code size} bytes. Under the append lock. */
+  private ByteBuffer buffer(int size) {
+    if (buffer.capacity() < size) {
+      int capacity = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(size, 2L * buffer.capacity()));
+      buffer = ByteBuffer.allocateDirect(capacity);
+    }
+    return buffer.clear();
+  }
+
+  private static void write(Segment seg, ByteBuffer buf) throws IOException {
+    while (buf.hasRemaining()) {
+      seg.size += seg.channel.write(buf, seg.size);
+    }
+  }
+
+  private void force(FileChannel ch) throws IOException {
+    syncer.force(ch);
+    forces.incrementAndGet();
+  }
+
+  /** Under the force lock. */
+  private void closeRetired() {
+    Segment s;
+    while ((s = retired.poll()) != null) {
+      closeQuietly(s.channel);
+    }
+  }
+
+  // ------------------------------------------------------------------ failure and close
+
+  private void checkOpen() {
+    if (closed.get()) {
+      throw new FencedException(
+          "state log " + directory + " is closed: this owner released it; open it again");
+    }
+  }
+
+  private void checkWritable(CoordinatorEntry entry, long checkpointId) {
+    if (closed.get()) {
+      throw new FencedException(
+          "state log " + directory + " is closed: this owner released it"
+              + (entry == null ? "" : ", so coordinator '" + entry.coordinatorId()
+                  + "' cannot append checkpoint " + checkpointId),
+          null, checkpointId, null);
+    }
+    Throwable failed = failure;
+    if (failed != null) {
+      throw new FatalTwoPhaseException(
+          "state log " + directory + " is unusable after an earlier I/O failure, after which the"
+              + " outcome of an append is unknown: close it and reopen it to recover",
+          failed, checkpointId, null);
+    }
+  }
+
+  /** Marks the log unusable after a failed write or force and returns the error to throw. */
+  private TwoPhaseException fail(
+      IOException e, CoordinatorEntry entry, long checkpointId, String operation) {
+    synchronized (this) {
+      if (failure == null) {
+        failure = e;
+      }
+    }
+    LOG.error("State log {}: {} failed; the log is now unusable", directory, operation, e);
+    return unknownOutcome(entry, checkpointId, operation, e);
+  }
+
+  private TwoPhaseException unknownOutcome(
+      CoordinatorEntry entry, long checkpointId, String operation, Throwable cause) {
+    String what = entry == null ? "the operation" : "the append of checkpoint " + checkpointId
+        + " of coordinator '" + entry.coordinatorId() + "'";
+    return new FatalTwoPhaseException(
+        "state log " + directory + ": " + operation + " failed (" + cause + "), so the outcome of "
+            + what + " is unknown: it may or may not be durable. The log is unusable; close it"
+            + " and reopen it to recover",
+        cause, checkpointId, null);
+  }
+
+  /** Syncs what was written, closes the segments and releases the directory. Idempotent. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    appendLock.lock();
+    try {
+      forceLock.lock();
+      try {
+        Segment seg = active;
+        if (failure == null && durableSeq.get() < writtenSeq) {
+          try {
+            force(seg.channel);
+            durableSeq.accumulateAndGet(writtenSeq, Math::max);
+          } catch (IOException e) {
+            failure = e;
+            LOG.warn("State log {}: sync at close failed", directory, e);
+          }
+        }
+        closeRetired();
+        closeQuietly(seg.channel);
+        lock.close();
+      } finally {
+        forceLock.unlock();
+        wakeWaiters();
+      }
+    } finally {
+      appendLock.unlock();
+    }
+    LOG.info("Closed state log {} (owner epoch {})", directory, epoch);
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.debug("close failed", e);
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SegmentedLog{" + directory + ", epoch " + epoch + "}";
+  }
+}

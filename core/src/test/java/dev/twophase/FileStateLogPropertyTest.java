@@ -109,8 +109,9 @@ class FileStateLogPropertyTest {
     for (int c = 0; c < COORDINATORS; c++) {
       model[c] = new Model();
     }
-    FileStateLog log = open(dir);
+    FileStateLog log = null;
     try {
+      log = open(dir);
       long epoch = 1;
       assertEquals(epoch, log.ownerEpoch());
       CoordinatorLog[] views = views(log);
@@ -163,7 +164,9 @@ class FileStateLogPropertyTest {
       check(views(log), model, "final reopen");
       check(LogInspector.read(dir), model, log.ownerEpoch());
     } finally {
-      log.close();
+      if (log != null) {
+        log.close();
+      }
       TestLogs.deleteRecursively(dir);
     }
   }

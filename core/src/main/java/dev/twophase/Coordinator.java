@@ -4,7 +4,7 @@ import dev.twophase.StateLog.CoordinatorLog;
 import dev.twophase.internal.CoordinatorCore;
 import dev.twophase.internal.CoordinatorCore.PendingCheckpoint;
 import dev.twophase.internal.CoordinatorCore.Prepared;
-import dev.twophase.internal.CoordinatorCore.Registration;
+import dev.twophase.internal.CoreSpec;
 import dev.twophase.internal.CrashPoint;
 import dev.twophase.internal.Faults;
 import dev.twophase.internal.StateCodec;
@@ -357,15 +357,11 @@ public final class Coordinator implements AutoCloseable {
 
   /** Builds a {@link Coordinator}; {@link #build()} runs recovery. */
   public static final class Builder {
-    private final String coordinatorId;
+    private final CoreSpec spec;
     private final StateLog stateLog;
-    private final List<Registration> participants = new ArrayList<>();
-    private CoordinatorConfig config = CoordinatorConfig.ofDefaults();
-    private CoordinatorListener listener;
-    private ApplicationState<?> applicationState;
 
     private Builder(String coordinatorId, StateLog stateLog) {
-      this.coordinatorId = CoordinatorCore.requireId(coordinatorId);
+      this.spec = new CoreSpec(coordinatorId);
       this.stateLog = Objects.requireNonNull(stateLog, "stateLog");
     }
 
@@ -374,27 +370,23 @@ public final class Coordinator implements AutoCloseable {
      * releases. Participants pre-commit and commit in the order they are added.
      */
     public Builder participant(String name, Participant<?, ?> participant) {
-      Objects.requireNonNull(name, "participant name");
-      if (name.isBlank()) {
-        throw new IllegalArgumentException("participant name must not be blank");
-      }
-      participants.add(new Registration(name, Objects.requireNonNull(participant, "participant")));
+      spec.participant(name, participant);
       return this;
     }
 
     public Builder config(CoordinatorConfig config) {
-      this.config = Objects.requireNonNull(config, "config");
+      spec.config(config);
       return this;
     }
 
     public Builder listener(CoordinatorListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      spec.listener(listener);
       return this;
     }
 
     /** The application's own part of each checkpoint, restored at start-up. */
     public Builder applicationState(ApplicationState<?> applicationState) {
-      this.applicationState = Objects.requireNonNull(applicationState, "applicationState");
+      spec.applicationState(applicationState);
       return this;
     }
 
@@ -406,31 +398,22 @@ public final class Coordinator implements AutoCloseable {
      * @throws TwoPhaseException if recovery failed; nothing was lost, and building again retries
      */
     public Coordinator build() {
-      CoordinatorCore core = new CoordinatorCore(coordinatorId, participants, config, listener, applicationState);
+      CoordinatorCore core = spec.newCore();
       CoordinatorLog view;
       try {
-        view = stateLog.open(coordinatorId);
+        view = stateLog.open(spec.coordinatorId());
       } catch (RuntimeException e) {
-        core.closeParticipants();
-        throw e;
+        throw core.abandonStart(e);
       }
       Coordinator coordinator = new Coordinator(core, view);
       try {
         coordinator.start();
         return coordinator;
       } catch (Exception e) {
-        coordinator.committer.shutdownNow();
-        core.abortCurrentQuietly();
-        core.closeParticipants();
+        coordinator.committer.shutdown();
+        TwoPhaseException failure = core.abandonStart(e);
         view.close();
-        if (core.state().canTransitionTo(CoordinatorState.CLOSED)) {
-          core.transition(CoordinatorState.CLOSED);
-        }
-        if (e instanceof TwoPhaseException) {
-          throw (TwoPhaseException) e;
-        }
-        throw new RetriableTwoPhaseException(
-            "start-up of coordinator '" + coordinatorId + "' failed: " + e.getMessage(), e);
+        throw failure;
       }
     }
   }

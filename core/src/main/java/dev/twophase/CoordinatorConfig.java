@@ -184,9 +184,12 @@ public final class CoordinatorConfig {
     }
 
     /**
-     * A recovered transaction older than its timeout that can no longer be committed is logged at
-     * ERROR ("data loss might have occurred") instead of failing. Off by default: without it, such
-     * a transaction fails start-up with a {@link TransactionLostException}.
+     * Gives up, with an ERROR ("data loss might have occurred") instead of failing, on a decided
+     * transaction older than its timeout that cannot be committed: at start-up when its
+     * {@code recoverAndCommit} throws or reports {@link CommitOutcome#LOST}; while running only when
+     * the participant reports {@code LOST} (a thrown commit is retried, as a transient failure may
+     * pass). Off by default: such a transaction then fails start-up, or stops the coordinator, with
+     * a {@link TransactionLostException}.
      */
     public Builder ignoreFailuresAfterTransactionTimeout() {
       this.ignoreFailuresAfterTransactionTimeout = true;

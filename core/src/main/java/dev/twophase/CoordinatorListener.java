@@ -19,13 +19,20 @@ public interface CoordinatorListener {
   /** Every participant committed the checkpoint. {@code sinceDecided} spans the commit phase. */
   default void onCheckpointCommitted(String coordinatorId, long checkpointId, Duration sinceDecided) {}
 
-  /** The checkpoint failed before its decision and was aborted in every participant. */
+  /**
+   * The checkpoint was not decided. For a {@link CheckpointFailedException} its transactions were
+   * aborted in every participant; for a fatal cause (the decision's outcome unknown, new
+   * transactions could not be begun) the coordinator stopped and recovery settles them.
+   */
   default void onCheckpointFailed(String coordinatorId, long checkpointId, Throwable cause) {}
 
   /** A commit attempt failed and will be retried after {@code backoff}. */
   default void onCommitRetried(CommitRetry retry) {}
 
-  /** Start-up recovery finished a handle. */
+  /**
+   * Start-up recovery finished a handle; also reported, with {@link RecoveryAction.Kind#LOST_IGNORED},
+   * when a running coordinator drops a lost transaction older than its timeout.
+   */
   default void onRecoveryHandled(RecoveryAction action) {}
 
   /** A transaction reached the warning ratio of its timeout at commit or recovery. */

@@ -3,10 +3,8 @@ package dev.twophase;
 import dev.twophase.internal.CoordinatorCore;
 import dev.twophase.internal.CoordinatorCore.PendingCheckpoint;
 import dev.twophase.internal.CoordinatorCore.Prepared;
-import dev.twophase.internal.CoordinatorCore.Registration;
+import dev.twophase.internal.CoreSpec;
 import dev.twophase.internal.StateCodec;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -145,41 +143,33 @@ public final class EmbeddedCoordinator implements AutoCloseable {
 
   /** Builds an {@link EmbeddedCoordinator}; {@link #build()} runs recovery. */
   public static final class Builder {
-    private final String coordinatorId;
-    private final List<Registration> participants = new ArrayList<>();
-    private CoordinatorConfig config = CoordinatorConfig.ofDefaults();
-    private CoordinatorListener listener;
-    private ApplicationState<?> applicationState;
+    private final CoreSpec spec;
     private byte[] restoredState;
     private long ownerEpoch = -1;
 
     private Builder(String coordinatorId) {
-      this.coordinatorId = CoordinatorCore.requireId(coordinatorId);
+      this.spec = new CoreSpec(coordinatorId);
     }
 
     /** See {@link Coordinator.Builder#participant}. */
     public Builder participant(String name, Participant<?, ?> participant) {
-      Objects.requireNonNull(name, "participant name");
-      if (name.isBlank()) {
-        throw new IllegalArgumentException("participant name must not be blank");
-      }
-      participants.add(new Registration(name, Objects.requireNonNull(participant, "participant")));
+      spec.participant(name, participant);
       return this;
     }
 
     /** Interval and record-count settings do not apply here: the engine triggers checkpoints. */
     public Builder config(CoordinatorConfig config) {
-      this.config = Objects.requireNonNull(config, "config");
+      spec.config(config);
       return this;
     }
 
     public Builder listener(CoordinatorListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
+      spec.listener(listener);
       return this;
     }
 
     public Builder applicationState(ApplicationState<?> applicationState) {
-      this.applicationState = Objects.requireNonNull(applicationState, "applicationState");
+      spec.applicationState(applicationState);
       return this;
     }
 
@@ -208,30 +198,21 @@ public final class EmbeddedCoordinator implements AutoCloseable {
      * then begins new transactions.
      */
     public EmbeddedCoordinator build() {
-      CoordinatorCore core = new CoordinatorCore(coordinatorId, participants, config, listener, applicationState);
+      CoordinatorCore core = spec.newCore();
       EmbeddedCoordinator coordinator = new EmbeddedCoordinator(core);
       try {
         StateCodec.CoordinatorRecord record =
             restoredState == null ? null : StateCodec.decode(restoredState, "the restored state");
         long epoch = ownerEpoch > 0
             ? ownerEpoch
-            : Math.max(record == null ? 1 : record.ownerEpoch() + 1, config.clock().millis());
+            : Math.max(record == null ? 1 : record.ownerEpoch() + 1, spec.config().clock().millis());
         // An engine's state has no completion marks: every pending transaction is re-committed.
         core.recover(record, 0, epoch, id -> {});
         core.beginAll(core.lastCheckpointId() + 1);
         core.transition(CoordinatorState.RUNNING);
         return coordinator;
       } catch (Exception e) {
-        core.abortCurrentQuietly();
-        core.closeParticipants();
-        if (core.state().canTransitionTo(CoordinatorState.CLOSED)) {
-          core.transition(CoordinatorState.CLOSED);
-        }
-        if (e instanceof TwoPhaseException) {
-          throw (TwoPhaseException) e;
-        }
-        throw new RetriableTwoPhaseException(
-            "start-up of coordinator '" + coordinatorId + "' failed: " + e.getMessage(), e);
+        throw core.abandonStart(e);
       }
     }
   }

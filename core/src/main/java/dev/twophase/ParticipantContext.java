@@ -21,9 +21,10 @@ public interface ParticipantContext {
   /**
    * The part every {@link TransactionContext#transactionName()} of this coordinator's participant
    * starts with, in every incarnation: {@code <coordinatorId>-<participantName>-}, each name made
-   * safe for file names, Kafka transactional ids and XA ids (characters other than letters, digits,
-   * {@code .} and {@code _} become {@code _}, and a name that needed this gets a hash of the
-   * original appended, so that two different names map to the same text only by a CRC-32 collision). Neither part contains
+   * safe for file names, Kafka transactional ids and XA ids (characters other than letters, digits
+   * and {@code .} become {@code _}, and a name that needed this gets the CRC-32 of the original
+   * appended; so two different names map to the same text only if both needed escaping and their
+   * CRC-32s collide). Neither part contains
    * {@code -}, so the prefix of one pair is never the prefix of another's names.
    */
   default String transactionNamePrefix() {

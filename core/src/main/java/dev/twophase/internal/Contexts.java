@@ -3,13 +3,14 @@ package dev.twophase.internal;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
 /** The coordinator's implementations of the SPI's context objects. */
 public final class Contexts {
 
-  private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9._]");
+  private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9.]");
   private static final Pattern OWN_SUFFIX = Pattern.compile("[0-9]+-[0-9]+");
 
   private Contexts() {}
@@ -30,9 +31,10 @@ public final class Contexts {
   }
 
   /**
-   * The name itself if it holds only {@code [A-Za-z0-9._]}; otherwise the other characters become
-   * {@code _} and {@code _<crc32 of the UTF-8 name, 8 hex digits>} is appended, so that distinct
-   * names stay distinct ({@code a-b} and {@code a_b} do not collide).
+   * The name itself if it holds only {@code [A-Za-z0-9.]}; otherwise every other character becomes
+   * {@code _} and {@code _<crc32 of the UTF-8 name, 8 hex digits>} is appended. An escaped name
+   * always contains {@code _} and a plain one never does, so they cannot meet; two escaped names
+   * meet only if their CRC-32s collide ({@code a-b}, {@code a_b} and {@code a.b} stay distinct).
    */
   static String safe(String name) {
     java.util.regex.Matcher m = UNSAFE.matcher(name);
@@ -54,6 +56,11 @@ public final class Contexts {
       Optional<C> userContext)
       implements TransactionContext<C> {
 
+    public Transaction {
+      Objects.requireNonNull(coordinatorId, "coordinatorId");
+      Objects.requireNonNull(participantName, "participantName");
+      Objects.requireNonNull(userContext, "userContext (use Optional.empty())");
+    }
   }
 
   /** A recovery context. */
@@ -67,11 +74,20 @@ public final class Contexts {
       implements RecoveryContext<T, C> {
 
     public Recovery {
+      Objects.requireNonNull(coordinatorId, "coordinatorId");
+      Objects.requireNonNull(participantName, "participantName");
       handledTransactions = List.copyOf(handledTransactions);
+      Objects.requireNonNull(userContext, "userContext (use Optional.empty())");
     }
   }
 
   /** The context given to {@code initializeUserContext}. */
   public record Participant(String coordinatorId, String participantName, long ownerEpoch)
-      implements dev.twophase.ParticipantContext {}
+      implements dev.twophase.ParticipantContext {
+
+    public Participant {
+      Objects.requireNonNull(coordinatorId, "coordinatorId");
+      Objects.requireNonNull(participantName, "participantName");
+    }
+  }
 }

@@ -168,13 +168,14 @@ public final class CoordinatorCore {
     if (failure == null) {
       failure = cause;
     }
-    // Their commits will not happen in this process (the next start commits them): waiters learn why.
-    for (PendingCheckpoint p : pending.values()) {
-      p.committed.completeExceptionally(cause);
-    }
     if (state.canTransitionTo(CoordinatorState.FAILED)) {
       LOG.error("coordinator {} failed; close it and start a new one to recover", coordinatorId, cause);
       transition(CoordinatorState.FAILED);
+    }
+    // Their commits will not happen in this process (the next start commits them): waiters learn
+    // why, after the state says FAILED.
+    for (PendingCheckpoint p : pending.values()) {
+      p.committed.completeExceptionally(cause);
     }
   }
 
@@ -838,6 +839,23 @@ public final class CoordinatorCore {
     for (Slot<Object, Object> slot : slots) {
       slot.current = null;
     }
+  }
+
+  /**
+   * Undoes a start that failed part-way: aborts what was begun, closes the participants, and
+   * returns the exception to throw (a participant's own {@link TwoPhaseException} as it is).
+   */
+  public TwoPhaseException abandonStart(Exception cause) {
+    abortCurrentQuietly();
+    clearCurrent();
+    closeParticipants();
+    if (state.canTransitionTo(CoordinatorState.CLOSED)) {
+      transition(CoordinatorState.CLOSED);
+    }
+    return cause instanceof TwoPhaseException
+        ? (TwoPhaseException) cause
+        : new RetriableTwoPhaseException(
+            "start-up of coordinator '" + coordinatorId + "' failed: " + cause.getMessage(), cause);
   }
 
   /** Closes every participant, logging failures. */

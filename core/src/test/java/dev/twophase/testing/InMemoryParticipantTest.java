@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.twophase.internal.Contexts;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FencedException;
@@ -31,8 +32,8 @@ class InMemoryParticipantTest {
   private final InMemoryParticipant<String> participant = new InMemoryParticipant<>(resource);
   private long sequence;
 
-  private static SimpleTransactionContext<Void> context(String coordinator, long epoch, long sequence) {
-    return new SimpleTransactionContext<>(coordinator, PARTICIPANT, epoch, 1, sequence, Optional.empty());
+  private static Contexts.Transaction<Void> context(String coordinator, long epoch, long sequence) {
+    return new Contexts.Transaction<>(coordinator, PARTICIPANT, epoch, 1, sequence, Optional.empty());
   }
 
   private InMemoryTransaction begin(InMemoryParticipant<String> p, long epoch) throws Exception {
@@ -52,9 +53,9 @@ class InMemoryParticipantTest {
     return txn;
   }
 
-  private static SimpleRecoveryContext<InMemoryTransaction, Void> recovery(
+  private static Contexts.Recovery<InMemoryTransaction, Void> recovery(
       String coordinator, long epoch, List<InMemoryTransaction> handled) {
-    return new SimpleRecoveryContext<>(coordinator, PARTICIPANT, epoch, handled, Optional.empty(), 0);
+    return new Contexts.Recovery<>(coordinator, PARTICIPANT, epoch, handled, Optional.empty(), 0);
   }
 
   @Nested
@@ -294,7 +295,7 @@ class InMemoryParticipantTest {
       participant.preCommit(otherCoordinator);
       InMemoryTransaction otherParticipant =
           participant.beginTransaction(
-              new SimpleTransactionContext<>(COORDINATOR, "mem2", 1, 1, 0, Optional.empty()));
+              new Contexts.Transaction<>(COORDINATOR, "mem2", 1, 1, 0, Optional.empty()));
 
       InMemoryParticipant<String> restarted = new InMemoryParticipant<>(resource);
       assertEquals(CommitOutcome.COMMITTED, restarted.recoverAndCommit(handled));

@@ -3,9 +3,7 @@ package dev.twophase.testkit;
 import dev.twophase.ParticipantContext;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
-import dev.twophase.testing.SimpleParticipantContext;
-import dev.twophase.testing.SimpleRecoveryContext;
-import dev.twophase.testing.SimpleTransactionContext;
+import dev.twophase.internal.Contexts;
 import java.util.List;
 import java.util.Optional;
 
@@ -31,7 +29,7 @@ public final class TestContexts {
       long checkpointId,
       long sequence,
       C userContext) {
-    return new SimpleTransactionContext<>(
+    return new Contexts.Transaction<>(
         coordinatorId, participantName, epoch, checkpointId, sequence, Optional.ofNullable(userContext));
   }
 
@@ -49,19 +47,19 @@ public final class TestContexts {
       List<TXN> handled,
       C userContext,
       long lastCheckpointId) {
-    return new SimpleRecoveryContext<>(
+    return new Contexts.Recovery<>(
         coordinatorId, participantName, epoch, handled, Optional.ofNullable(userContext), lastCheckpointId);
   }
 
   /** A participant context, as passed to {@code initializeUserContext}. */
   public static ParticipantContext participant(
       String coordinatorId, String participantName, long epoch) {
-    return new SimpleParticipantContext(coordinatorId, participantName, epoch);
+    return new Contexts.Participant(coordinatorId, participantName, epoch);
   }
 
   /** The documented transaction name; see {@link #transaction}. */
   public static String transactionName(
       String coordinatorId, String participantName, long epoch, long sequence) {
-    return SimpleTransactionContext.transactionName(coordinatorId, participantName, epoch, sequence);
+    return Contexts.namePrefix(coordinatorId, participantName) + epoch + '-' + sequence;
   }
 }

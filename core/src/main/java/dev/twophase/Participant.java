@@ -33,7 +33,11 @@ import java.util.Optional;
  * transaction from a new process</em>. It is stored in the coordinator's state log through
  * {@link #transactionCodec()}, so it must not refer to in-memory resources that the codec does not
  * write (a handle class may keep transient fields such as an open connection, as long as
- * {@code recoverAndCommit} works without them). Give it value equality ({@code equals} and
+ * {@code recoverAndCommit} works without them). The coordinator encodes a pre-committed handle
+ * after {@link #preCommit} returned, so a handle may gather, during the writes, what
+ * {@code recoverAndCommit} needs (the part files a file participant created, say); the handle of
+ * an open transaction is encoded earlier, and {@code recoverAndAbort} must cope with that. Give it
+ * value equality ({@code equals} and
  * {@code hashCode}; a record does): {@link RecoveryContext#handledTransactions()} and the
  * participant's own bookkeeping compare handles.
  *

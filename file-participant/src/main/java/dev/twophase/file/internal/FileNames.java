@@ -1,0 +1,59 @@
+package dev.twophase.file.internal;
+
+import java.nio.file.Path;
+
+/**
+ * The participant's naming scheme. Final: {@code part-<txn>-<index><suffix>}; in progress: the
+ * hidden {@code .part-<txn>-<index><suffix>.inprogress}. Transaction names end in
+ * {@code -<epoch>-<sequence>}, so the index is what follows the last {@code -}.
+ */
+public final class FileNames {
+
+  private static final String FINAL_PREFIX = "part-";
+  private static final String IN_PROGRESS_PREFIX = ".part-";
+  private static final String IN_PROGRESS_SUFFIX = ".inprogress";
+
+  private final String suffix;
+
+  public FileNames(String suffix) {
+    this.suffix = suffix;
+  }
+
+  public String finalName(String transaction, int index) {
+    return FINAL_PREFIX + transaction + '-' + index + suffix;
+  }
+
+  public String inProgressName(String transaction, int index) {
+    return IN_PROGRESS_PREFIX + transaction + '-' + index + suffix + IN_PROGRESS_SUFFIX;
+  }
+
+  /**
+   * The transaction name of an in-progress part file of this scheme, or null if {@code file} is
+   * not one.
+   */
+  public String transactionOfInProgress(Path file) {
+    String n = file.getFileName().toString();
+    String end = suffix + IN_PROGRESS_SUFFIX;
+    if (!n.startsWith(IN_PROGRESS_PREFIX) || !n.endsWith(end)) {
+      return null;
+    }
+    String middle = n.substring(IN_PROGRESS_PREFIX.length(), n.length() - end.length());
+    int dash = middle.lastIndexOf('-');
+    if (dash <= 0 || !isDigits(middle, dash + 1)) {
+      return null;
+    }
+    return middle.substring(0, dash);
+  }
+
+  private static boolean isDigits(String s, int from) {
+    if (from >= s.length()) {
+      return false;
+    }
+    for (int i = from; i < s.length(); i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
+  }
+}

@@ -75,18 +75,15 @@ public final class SegmentedLog implements AutoCloseable {
   private long epoch;
 
   private final ReentrantLock appendLock = new ReentrantLock();
-  private final ReentrantLock forceLock = new ReentrantLock();
   private final CRC32C crc = new CRC32C(); // append lock
   private ByteBuffer buffer = ByteBuffer.allocateDirect(INITIAL_BUFFER); // append lock
   private volatile Segment active;
   private volatile long writtenSeq; // written under the append lock
-  private final AtomicLong durableSeq = new AtomicLong();
+  private final GroupSync sync = new GroupSync();
   private final AtomicLong forces = new AtomicLong();
   private final AtomicLong compactions = new AtomicLong();
-  /** Segments replaced by compaction whose channels are still open; closed under the force lock. */
+  /** Segments replaced by compaction whose channels are still open; closed when no force runs. */
   private final Queue<Segment> retired = new ConcurrentLinkedQueue<>();
-  /** Appenders parked until a leader's force completes. */
-  private final Queue<Thread> waiters = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Throwable failure;
 
@@ -386,39 +383,17 @@ public final class SegmentedLog implements AutoCloseable {
     Faults.halt(CrashPoint.DURING_LOG_APPEND);
   }
 
-  /**
-   * Waits until record {@code seq} is durable. If no one is forcing, this thread forces everything
-   * written so far (it leads); otherwise it parks until the leader is done, and checks again.
-   * Waiters never queue on the force lock: a leader holds it through a whole force, and records
-   * already made durable must not wait behind it.
-   */
+  /** Waits until record {@code seq} is durable: see {@link GroupSync}. */
   private void awaitDurable(long seq, CoordinatorEntry entry, long checkpointId) {
-    while (durableSeq.get() < seq) {
-      if (forceLock.tryLock()) {
-        try {
-          forceAsLeader(seq, entry, checkpointId);
-        } finally {
-          forceLock.unlock();
-          wakeWaiters();
-        }
-        return;
-      }
-      Thread me = Thread.currentThread();
-      waiters.add(me);
-      // Re-check after registering: a leader that finished meanwhile may have woken the waiters
-      // before this thread was among them. A leader still holding the lock will wake it.
-      if (durableSeq.get() >= seq || !forceLock.isLocked()) {
-        continue; // a stale entry in waiters only costs a spurious wake-up later
-      }
-      LockSupport.park(this);
+    try {
+      sync.await(seq, () -> forceAsLeader(entry, checkpointId));
+    } catch (IOException e) {
+      throw fail(e, entry, checkpointId, "sync");
     }
   }
 
-  /** Under the force lock. */
-  private void forceAsLeader(long seq, CoordinatorEntry entry, long checkpointId) {
-    if (durableSeq.get() >= seq) {
-      return;
-    }
+  /** Run by the elected leader only; returns the sequence it made durable. */
+  private long forceAsLeader(CoordinatorEntry entry, long checkpointId) throws IOException {
     Throwable failed = failure;
     if (failed != null) {
       throw unknownOutcome(entry, checkpointId, "sync", failed);
@@ -433,21 +408,10 @@ public final class SegmentedLog implements AutoCloseable {
     // Read the target before the segment: a roll in between made the target durable already.
     long target = writtenSeq;
     Segment seg = active;
-    try {
-      force(seg.channel);
-    } catch (IOException e) {
-      throw fail(e, entry, checkpointId, "sync");
-    }
-    durableSeq.accumulateAndGet(target, Math::max);
+    force(seg.channel);
     // Only now: seg itself may have been retired by a roll while it was being forced.
     closeRetired();
-  }
-
-  private void wakeWaiters() {
-    Thread t;
-    while ((t = waiters.poll()) != null) {
-      LockSupport.unpark(t);
-    }
+    return target;
   }
 
   // ------------------------------------------------------------------ segments and compaction
@@ -467,7 +431,7 @@ public final class SegmentedLog implements AutoCloseable {
     long before = old.size;
     // Make the old segment complete on disk: only the last segment may end torn.
     force(old.channel);
-    durableSeq.accumulateAndGet(writtenSeq, Math::max);
+    sync.advance(writtenSeq);
 
     List<CoordinatorEntry> live = new ArrayList<>();
     for (CoordinatorEntry e : index.entries()) {
@@ -477,7 +441,7 @@ public final class SegmentedLog implements AutoCloseable {
     }
     Segment seg = createSegment(old.sequence + 1, live, true);
     active = seg;
-    durableSeq.accumulateAndGet(writtenSeq, Math::max);
+    sync.advance(writtenSeq);
     retired.add(old);
 
     int deleted = 0;
@@ -492,15 +456,7 @@ public final class SegmentedLog implements AutoCloseable {
       }
     }
     Directories.fsync(directory);
-    if (forceLock.tryLock()) {
-      try {
-        closeRetired();
-      } finally {
-        forceLock.unlock();
-        wakeWaiters(); // a waiter may have seen the lock held by this thread
-      }
-    }
-    wakeWaiters(); // the roll made everything written durable
+    sync.runIfIdle(this::closeRetired); // else the leader forcing now closes them after its force
     compactions.incrementAndGet();
     LOG.debug(
         "Compacted state log {}: segment {} of {} bytes rolled to {} with {} bytes for {}"
@@ -600,7 +556,7 @@ public final class SegmentedLog implements AutoCloseable {
     forces.incrementAndGet();
   }
 
-  /** Under the force lock. */
+  /** While no force runs (a leader's channel may be among the retired). */
   private void closeRetired() {
     Segment s;
     while ((s = retired.poll()) != null) {
@@ -665,13 +621,13 @@ public final class SegmentedLog implements AutoCloseable {
     }
     appendLock.lock();
     try {
-      forceLock.lock();
-      try {
+      sync.runExclusive(() -> {
         Segment seg = active;
-        if (failure == null && durableSeq.get() < writtenSeq) {
+        long target = -1;
+        if (failure == null && sync.durable() < writtenSeq) {
           try {
             force(seg.channel);
-            durableSeq.accumulateAndGet(writtenSeq, Math::max);
+            target = writtenSeq;
           } catch (IOException e) {
             failure = e;
             LOG.warn("State log {}: sync at close failed", directory, e);
@@ -680,10 +636,8 @@ public final class SegmentedLog implements AutoCloseable {
         closeRetired();
         closeQuietly(seg.channel);
         lock.close();
-      } finally {
-        forceLock.unlock();
-        wakeWaiters();
-      }
+        return target;
+      });
     } finally {
       appendLock.unlock();
     }

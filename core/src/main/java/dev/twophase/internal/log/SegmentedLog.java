@@ -77,6 +77,12 @@ public final class SegmentedLog implements AutoCloseable {
   private final ReentrantLock appendLock = new ReentrantLock();
   private final CRC32C crc = new CRC32C(); // append lock
   private ByteBuffer buffer = ByteBuffer.allocateDirect(INITIAL_BUFFER); // append lock
+  /**
+   * Records appended but not yet written to the active segment (append lock). The group's leader
+   * writes them all with one system call before its force, so appenders only copy bytes while
+   * holding the append lock.
+   */
+  private ByteBuffer staged = ByteBuffer.allocateDirect(INITIAL_BUFFER);
   private volatile Segment active;
   private volatile long writtenSeq; // written under the append lock
   private final GroupSync sync = new GroupSync();
@@ -296,7 +302,7 @@ public final class SegmentedLog implements AutoCloseable {
         tornWriteAndHalt(buf);
       }
       try {
-        write(active, buf);
+        stage(buf);
       } catch (IOException e) {
         throw fail(e, entry, checkpointId, "write");
       }
@@ -337,7 +343,9 @@ public final class SegmentedLog implements AutoCloseable {
       LogFormat.putCompleted(buf, crc, entry.idBytes(), checkpointId, epoch);
       buf.flip();
       try {
-        write(active, buf);
+        // Written now (not forced), so that readers and a later crash see it in order.
+        stage(buf);
+        writeStaged();
       } catch (IOException e) {
         throw fail(e, entry, checkpointId, "write of a completion mark");
       }
@@ -374,6 +382,7 @@ public final class SegmentedLog implements AutoCloseable {
 
   private void tornWriteAndHalt(ByteBuffer buf) {
     try {
+      writeStaged();
       buf.limit(buf.position() + buf.remaining() / 2);
       write(active, buf);
       active.channel.force(false);
@@ -405,9 +414,17 @@ public final class SegmentedLog implements AutoCloseable {
               + "' was synced: its outcome is unknown; reopen the log to recover",
           null, checkpointId, null);
     }
-    // Read the target before the segment: a roll in between made the target durable already.
-    long target = writtenSeq;
-    Segment seg = active;
+    long target;
+    Segment seg;
+    appendLock.lock();
+    try {
+      // Everything appended so far goes out in one write; the force below covers it all.
+      target = writtenSeq;
+      writeStaged();
+      seg = active;
+    } finally {
+      appendLock.unlock();
+    }
     force(seg.channel);
     // Only now: seg itself may have been retired by a roll while it was being forced.
     closeRetired();
@@ -418,15 +435,17 @@ public final class SegmentedLog implements AutoCloseable {
 
   private void maybeRoll() throws IOException {
     Segment a = active;
+    long size = a.size + staged.position();
     // Roll when past the threshold, but only once at least half the segment is history, so that a
     // live state bigger than the threshold does not compact on every append.
-    if (a.size > segmentBytes && a.size >= 2 * a.baseSize) {
+    if (size > segmentBytes && size >= 2 * a.baseSize) {
       roll();
     }
   }
 
   /** Under the append lock. */
   private void roll() throws IOException {
+    writeStaged();
     Segment old = active;
     long before = old.size;
     // Make the old segment complete on disk: only the last segment may end torn.
@@ -545,6 +564,30 @@ public final class SegmentedLog implements AutoCloseable {
     return buffer.clear();
   }
 
+  /** Copies a framed record into the staged buffer (append lock). */
+  private void stage(ByteBuffer record) throws IOException {
+    if (staged.remaining() < record.remaining()) {
+      writeStaged();
+      if (staged.capacity() < record.remaining()) {
+        staged = ByteBuffer.allocateDirect(record.remaining());
+      }
+    }
+    staged.put(record);
+  }
+
+  /** Writes the staged records to the active segment (append lock). */
+  private void writeStaged() throws IOException {
+    if (staged.position() == 0) {
+      return;
+    }
+    staged.flip();
+    try {
+      write(active, staged);
+    } finally {
+      staged.clear();
+    }
+  }
+
   private static void write(Segment seg, ByteBuffer buf) throws IOException {
     while (buf.hasRemaining()) {
       seg.size += seg.channel.write(buf, seg.size);
@@ -619,13 +662,15 @@ public final class SegmentedLog implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    appendLock.lock();
-    try {
-      sync.runExclusive(() -> {
+    // Lock order as a leader's: no force running first, then the append lock.
+    sync.runExclusive(() -> {
+      appendLock.lock();
+      try {
         Segment seg = active;
         long target = -1;
-        if (failure == null && sync.durable() < writtenSeq) {
+        if (failure == null && (staged.position() > 0 || sync.durable() < writtenSeq)) {
           try {
+            writeStaged();
             force(seg.channel);
             target = writtenSeq;
           } catch (IOException e) {
@@ -637,10 +682,10 @@ public final class SegmentedLog implements AutoCloseable {
         closeQuietly(seg.channel);
         lock.close();
         return target;
-      });
-    } finally {
-      appendLock.unlock();
-    }
+      } finally {
+        appendLock.unlock();
+      }
+    });
     LOG.info("Closed state log {} (owner epoch {})", directory, epoch);
   }
 

@@ -31,7 +31,6 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -93,9 +92,13 @@ public final class FileParticipant<IN>
 
   /** Transactions begun here and not yet pre-committed or aborted, by name. */
   private final Map<String, OpenTransaction> open = new ConcurrentHashMap<>();
-  /** Application thread only: encoding scratch space, and buckets already checked. */
+  /** Application thread only: encoding scratch space. */
   private final ScratchBuffer scratch = new ScratchBuffer();
-  private final Map<String, Path> bucketDirs = new HashMap<>();
+  /**
+   * Buckets already checked. Concurrent: the application thread (write, abort) and the committer
+   * thread (commit) both resolve buckets.
+   */
+  private final Map<String, Path> bucketDirs = new ConcurrentHashMap<>();
 
   private FileParticipant(Builder<IN> b) {
     this.base = b.base;
@@ -122,7 +125,7 @@ public final class FileParticipant<IN>
     return base;
   }
 
-  /** The final file name of a committed part, relative to {@link #baseDirectory()}. */
+  /** The final file of a committed part: an absolute path under {@link #baseDirectory()}. */
   public Path committedFile(FileTransaction transaction, Part part) {
     return bucketDir(part.bucket()).resolve(names.finalName(transaction.name(), part.index()));
   }
@@ -293,6 +296,9 @@ public final class FileParticipant<IN>
 
   /** The bucket's directory, checked once per bucket name to stay inside the base directory. */
   private Path bucketDir(String bucket) {
+    if (bucket == null) {
+      return resolveBucket(base, null); // refuses it (and a concurrent map holds no null key)
+    }
     Path dir = bucketDirs.get(bucket);
     if (dir == null) {
       dir = resolveBucket(base, bucket);
@@ -398,6 +404,10 @@ public final class FileParticipant<IN>
   }
 
   private FileAttribute<?>[] directoryAttributes() {
+    return directoryAttributes(ownerOnly);
+  }
+
+  private static FileAttribute<?>[] directoryAttributes(boolean ownerOnly) {
     return ownerOnly && POSIX
         ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))}
         : new FileAttribute<?>[0];
@@ -522,7 +532,9 @@ public final class FileParticipant<IN>
     public FileParticipant<IN> build() {
       try {
         if (!Files.isDirectory(base)) {
-          Files.createDirectories(base);
+          // Owner-only like every other directory the participant creates (an existing one is
+          // left as it is).
+          Files.createDirectories(base, directoryAttributes(ownerOnly));
           Fsync.directory(base.getParent());
         }
       } catch (IOException e) {

@@ -1,0 +1,158 @@
+package dev.twophase.file.crash;
+
+import dev.twophase.ApplicationState;
+import dev.twophase.Codecs;
+import dev.twophase.Coordinator;
+import dev.twophase.CoordinatorConfig;
+import dev.twophase.FileStateLog;
+import dev.twophase.Output;
+import dev.twophase.StateLog;
+import dev.twophase.file.FileParticipant;
+import dev.twophase.file.RecordEncoders;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The program the file crash tests run in a child JVM: input 0, 1, ..., N-1 goes to two
+ * {@link FileParticipant}s under one coordinator ({@value #COORDINATOR}) over a
+ * {@link FileStateLog}:
+ * <ul>
+ *   <li>{@value #LINES} writes {@code record <n>} lines under directory {@code a}, into bucket
+ *       {@link #bucketOf(long)}, rolling every 3 records;
+ *   <li>{@value #JSON} writes JSON lines {@code {"n":<n>,"text":"json\nrecord <n>"}} under
+ *       directory {@code b}, rolling every 120 bytes.
+ * </ul>
+ * It checkpoints after every k inputs, storing the input position as the application state, and
+ * ends with {@code finish()}. Run with {@code -Dtwophase.crashAt=POINT[:n]} it halts at that
+ * point with exit status 86.
+ *
+ * <p>Arguments: {@code stateDir dataDir N k reportFile}. Right after recovery it writes
+ * {@code reportFile}: the restored position and checkpoint and what both directories show
+ * committed at that instant ({@link FileCrashChecker#writeReport}). Prints {@code DONE} at a clean
+ * end; any exception exits with status 1. Properties: {@value #SEGMENT_BYTES} (log segment size,
+ * small values make it compact often) and {@value #BYSTANDERS} (idle coordinators sharing the log,
+ * so that compaction copies several states).
+ */
+public final class FileCrashChild {
+
+  public static final String COORDINATOR = "filecrash";
+  public static final String LINES = "lines";
+  public static final String JSON = "json";
+  public static final String SEGMENT_BYTES = "twophase.filecrash.segmentBytes";
+  public static final String BYSTANDERS = "twophase.filecrash.bystanders";
+
+  /** A JSON record. */
+  public record Rec(long n, String text) {}
+
+  private long position;
+  private long restoredCheckpoint;
+
+  /** The bucket of input n in directory a. */
+  public static String bucketOf(long n) {
+    return (n % 2 == 0 ? "even" : "odd") + "/m" + (n % 3);
+  }
+
+  public static String line(long n) {
+    return "record " + n;
+  }
+
+  public static String jsonText(long n) {
+    return "json\nrecord " + n;
+  }
+
+  public static void main(String[] args) {
+    try {
+      new FileCrashChild().run(args);
+    } catch (Throwable t) {
+      System.out.println("FAILED " + t);
+      t.printStackTrace();
+      System.out.flush();
+      System.err.flush();
+      Runtime.getRuntime().halt(1);
+    }
+    System.out.println("DONE");
+    System.out.flush();
+    System.exit(0);
+  }
+
+  private void run(String[] args) throws Exception {
+    if (args.length != 5) {
+      throw new IllegalArgumentException("usage: FileCrashChild stateDir dataDir N k reportFile");
+    }
+    Path stateDir = Path.of(args[0]);
+    Path dataDir = Path.of(args[1]);
+    long n = Long.parseLong(args[2]);
+    int k = Integer.parseInt(args[3]);
+    Path report = Path.of(args[4]);
+    long segmentBytes = Long.getLong(SEGMENT_BYTES, 0);
+    int bystanders = Integer.getInteger(BYSTANDERS, 0);
+
+    try (StateLog log = segmentBytes > 0
+        ? FileStateLog.builder(stateDir).segmentBytes(segmentBytes).build()
+        : FileStateLog.open(stateDir)) {
+      List<Coordinator> idle = new ArrayList<>();
+      for (int i = 0; i < bystanders; i++) {
+        String id = (i % 2 == 0 ? "abystander" : "zbystander") + i;
+        idle.add(Coordinator.builder(id, log)
+            .participant("p", FileParticipant.builder(dataDir.resolve("bystanders").resolve(id), RecordEncoders.lines()).build())
+            .build());
+      }
+
+      FileParticipant<CharSequence> lines = FileParticipant.builder(dataDir.resolve("a"), RecordEncoders.lines())
+          .maxPartRecords(3)
+          .suffix(".txt")
+          .bucketAssigner(r -> bucketOf(Long.parseLong(r.toString().substring("record ".length()))))
+          .build();
+      FileParticipant<Object> json = FileParticipant.builder(dataDir.resolve("b"), RecordEncoders.jsonLines())
+          .maxPartBytes(120)
+          .suffix(".jsonl")
+          .build();
+      Coordinator coordinator = Coordinator.builder(COORDINATOR, log)
+          .participant(LINES, lines)
+          .participant(JSON, json)
+          .config(CoordinatorConfig.custom()
+              .commitRetryBackoff(Duration.ofMillis(10), Duration.ofMillis(200), 2.0)
+              .closeTimeout(Duration.ofSeconds(30))
+              .build())
+          .applicationState(ApplicationState.of(
+              Codecs.json(Long.class),
+              id -> position,
+              (restored, id) -> {
+                position = restored;
+                restoredCheckpoint = id;
+              }))
+          .build();
+
+      // Right after recovery: what is visible must be exactly what the restored position says.
+      FileCrashChecker.writeReport(report, position, restoredCheckpoint, dataDir);
+      System.out.println("RECOVERED position=" + position + " checkpoint=" + restoredCheckpoint
+          + " epoch=" + coordinator.ownerEpoch());
+      System.out.flush();
+
+      Output<CharSequence> outLines = coordinator.output(lines);
+      Output<Object> outJson = coordinator.output(json);
+      long sinceCheckpoint = 0;
+      while (position < n) {
+        long record = position;
+        outLines.write(line(record));
+        outJson.write(new Rec(record, jsonText(record)));
+        position = record + 1;
+        if (++sinceCheckpoint == k) {
+          sinceCheckpoint = 0;
+          coordinator.checkpoint();
+        }
+      }
+      coordinator.finish().awaitCommitted(Duration.ofSeconds(30));
+      coordinator.close();
+      for (Coordinator c : idle) {
+        c.close();
+      }
+    }
+    if (!Files.exists(report)) {
+      throw new IllegalStateException("no recovery report was written");
+    }
+  }
+}

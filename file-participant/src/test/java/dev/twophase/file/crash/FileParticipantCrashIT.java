@@ -1,0 +1,330 @@
+package dev.twophase.file.crash;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.twophase.crash.CrashScenario;
+import dev.twophase.internal.CrashPoint;
+import dev.twophase.internal.Faults;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Kills a child JVM ({@link FileCrashChild}: a coordinator over a FileStateLog with two file
+ * participants, lines with buckets in directory a and JSON lines in directory b, several part files
+ * per transaction) at every {@link CrashPoint}, then runs a new JVM that recovers and finishes.
+ * {@link FileCrashChecker} then proves from the committed files alone that right after recovery
+ * both directories show the same prefix {@code 0..p-1} with {@code p} the restored input position,
+ * and that after the clean finish every input 0..N-1 is in each directory exactly once with no
+ * in-progress file of this coordinator left (while other coordinators' and participants'
+ * in-progress files planted in the same directories survive every start-up cleanup).
+ *
+ * <p>A crash case passes only if the armed point really halted the child (exit status
+ * {@value Faults#CRASH_EXIT_CODE} and the point's log line).
+ */
+class FileParticipantCrashIT {
+
+  /** 12 checkpoints of K inputs, and the finish checkpoint with the last 2. */
+  static final long N = 62;
+  static final int K = 5;
+  static final long CHECKPOINTS = N / K + 1;
+  static final long SMALL_SEGMENTS = 4096;
+
+  @TempDir Path tmp;
+
+  static Stream<Arguments> crashes() {
+    List<Arguments> cases = new ArrayList<>();
+    for (CrashPoint point : CrashPoint.values()) {
+      switch (point) {
+        case DURING_RECOVERY_COMMIT -> { } // see crashDuringRecoveryCommit
+        case BEFORE_PRE_COMMIT, DURING_LOG_APPEND, AFTER_LOG_APPEND, DURING_COMPACTION -> {
+          cases.add(Arguments.of(point, 1));
+          cases.add(Arguments.of(point, 3));
+        }
+        default -> cases.add(Arguments.of(point, 3));
+      }
+    }
+    // In the finish checkpoint (no transaction is begun after it).
+    cases.add(Arguments.of(CrashPoint.BETWEEN_PRE_COMMITS, (int) CHECKPOINTS));
+    cases.add(Arguments.of(CrashPoint.AFTER_LOG_APPEND, (int) CHECKPOINTS));
+    cases.add(Arguments.of(CrashPoint.BETWEEN_COMMITS, (int) CHECKPOINTS));
+    return cases.stream();
+  }
+
+  @ParameterizedTest(name = "{0}:{1}")
+  @MethodSource("crashes")
+  void crashThenRecover(CrashPoint point, int hit) throws Exception {
+    boolean compaction = point == CrashPoint.DURING_COMPACTION;
+    Scenario s = new Scenario(tmp, compaction ? SMALL_SEGMENTS : 0, compaction ? 2 : 0);
+
+    Child crashed = s.run(point + ":" + hit);
+    assertCrashedAt(crashed, point);
+    checkReportIfAny(crashed);
+
+    Child clean = s.run(null);
+    assertDone(clean);
+    FileCrashChecker.Report report = checkReport(clean);
+    assertRestoredPosition(point, hit, report.position(), clean);
+    assertFinal(s);
+  }
+
+  /**
+   * A crash while recovery commits, after a first crash right after checkpoint 3 was decided: at
+   * hit 1 the lines participant's part files of a checkpoint are renamed and the JSON one's not;
+   * the next recovery must finish the job in both, exactly once.
+   */
+  @ParameterizedTest(name = "DURING_RECOVERY_COMMIT:{0}")
+  @ValueSource(ints = {1, 2})
+  void crashDuringRecoveryCommit(int hit) throws Exception {
+    Scenario s = new Scenario(tmp, 0, 0);
+    Child first = s.run(CrashPoint.AFTER_LOG_APPEND + ":3");
+    assertCrashedAt(first, CrashPoint.AFTER_LOG_APPEND);
+
+    Child during = s.run(CrashPoint.DURING_RECOVERY_COMMIT + ":" + hit);
+    assertCrashedAt(during, CrashPoint.DURING_RECOVERY_COMMIT);
+    assertFalse(during.recovered(), "the child crashed inside recovery, yet reported it recovered\n" + during.describe());
+
+    Child clean = s.run(null);
+    assertDone(clean);
+    FileCrashChecker.Report report = checkReport(clean);
+    assertEquals(3L * K, report.position(),
+        "checkpoint 3 was decided before the first crash: the application resumes after it\n" + clean.describe());
+    assertFinal(s);
+  }
+
+  /** Several crashes in a row, with a compacting log shared by an idle coordinator. */
+  @Test
+  void crashesInARow() throws Exception {
+    Scenario s = new Scenario(tmp, SMALL_SEGMENTS, 1);
+    for (String p : List.of(
+        CrashPoint.BETWEEN_PRE_COMMITS + ":2",
+        CrashPoint.AFTER_LOG_APPEND + ":2",
+        CrashPoint.DURING_RECOVERY_COMMIT + ":1",
+        CrashPoint.BETWEEN_COMMITS + ":3",
+        CrashPoint.DURING_COMPACTION + ":2",
+        CrashPoint.AFTER_COMMITS + ":2")) {
+      Child c = s.run(p);
+      assertCrashedAt(c, CrashPoint.valueOf(p.substring(0, p.indexOf(':'))));
+      checkReportIfAny(c);
+    }
+    Child clean = s.run(null);
+    assertDone(clean);
+    checkReport(clean);
+    assertFinal(s);
+  }
+
+  /** The harness itself: without a crash the child runs to the end, and a second run adds nothing. */
+  @Test
+  void cleanRunsWithoutCrash() throws Exception {
+    Scenario s = new Scenario(tmp, 0, 0);
+    Child clean = s.run(null);
+    assertDone(clean);
+    assertEquals(0, checkReport(clean).position(), clean.describe());
+    assertFinal(s);
+    Child again = s.run(null);
+    assertDone(again);
+    assertEquals(N, checkReport(again).position(), again.describe());
+    assertFinal(s);
+    assertTrue(FileCrashChecker.committedFiles(s.dataDir().resolve("a")).size() >= 2 * N / 3,
+        "transactions have several part files in several buckets");
+  }
+
+  // ------------------------------------------------------------------ assertions
+
+  static void assertCrashedAt(Child child, CrashPoint point) {
+    if (child.timedOut) {
+      fail("child did not finish in time\n" + child.describe());
+    }
+    if (child.exitCode == 0) {
+      fail("the crash point " + child.crashAt + " was never reached: the child ran to the end, so this "
+          + "case proves nothing\n" + child.describe());
+    }
+    assertEquals(Faults.CRASH_EXIT_CODE, child.exitCode,
+        "the child failed instead of crashing at " + child.crashAt + "\n" + child.describe());
+    assertTrue(child.err().contains("crash injected at " + point),
+        "exit status 86, but no 'crash injected at " + point + "' in the child's log\n" + child.describe());
+  }
+
+  static void assertDone(Child child) {
+    assertTrue(!child.timedOut && child.exitCode == 0 && child.out().lines().anyMatch("DONE"::equals),
+        "the clean child did not finish\n" + child.describe());
+  }
+
+  static FileCrashChecker.Report checkReport(Child child) throws IOException {
+    assertTrue(child.recovered(), "the child wrote no recovery report\n" + child.describe());
+    FileCrashChecker.Report report = FileCrashChecker.readReport(child.report);
+    List<String> findings = FileCrashChecker.checkRecovery(report);
+    assertTrue(findings.isEmpty(), "right after recovery:\n  " + String.join("\n  ", findings) + "\n" + child.describe());
+    return report;
+  }
+
+  static void checkReportIfAny(Child child) throws IOException {
+    if (child.recovered()) {
+      checkReport(child);
+    }
+  }
+
+  static void assertFinal(Scenario s) throws IOException {
+    List<String> findings = FileCrashChecker.checkFinal(s.dataDir(), N, s.foreign);
+    StringBuilder all = new StringBuilder();
+    for (Child c : s.children) {
+      all.append(c.describe()).append('\n');
+    }
+    assertTrue(findings.isEmpty(), "after the clean finish:\n  " + String.join("\n  ", findings) + "\n" + all);
+    for (Map.Entry<Path, String> e : s.foreignContent.entrySet()) {
+      assertEquals(e.getValue(), Files.readString(e.getKey()), "foreign file " + e.getKey() + " changed");
+    }
+  }
+
+  /**
+   * Where the application must resume after a crash at {@code point}'s {@code hit}-th hit, from the
+   * protocol alone: checkpoint c covers inputs 0 .. c*K-1 (the last one all N), and a checkpoint is
+   * decided exactly when its record is durable.
+   */
+  static void assertRestoredPosition(CrashPoint point, int hit, long position, Child child) {
+    String msg = "restored position after a crash at " + point + ":" + hit + "\n" + child.describe();
+    switch (point) {
+      case BEFORE_PRE_COMMIT, BETWEEN_PRE_COMMITS, AFTER_PRE_COMMITS -> assertEquals(end(hit - 1L), position, msg);
+      // Appends: 1 = the start-up record, h = checkpoint h-1, which is torn: resume after h-2.
+      case DURING_LOG_APPEND -> assertEquals(end(Math.max(0, hit - 2L)), position, msg);
+      case AFTER_LOG_APPEND -> assertEquals(end(hit), position, msg);
+      // Commits run behind the decisions: checkpoint `hit` at least was decided.
+      case BETWEEN_COMMITS, AFTER_COMMITS -> assertTrue(position >= end(hit) && position <= N
+          && (position % K == 0 || position == N), msg);
+      default -> assertTrue(position >= 0 && position <= N && (position % K == 0 || position == N), msg);
+    }
+  }
+
+  /** The input position after checkpoint c. */
+  static long end(long c) {
+    return Math.min(N, c * K);
+  }
+
+  // ------------------------------------------------------------------ children
+
+  /** One test's directories and the child JVMs run over them, one after the other. */
+  static final class Scenario {
+    final Path root;
+    final long segmentBytes;
+    final int bystanders;
+    final List<Child> children = new ArrayList<>();
+    /** In-progress files of other coordinators and participants, per directory: must survive. */
+    final Map<String, List<String>> foreign = new LinkedHashMap<>();
+    final Map<Path, String> foreignContent = new LinkedHashMap<>();
+
+    Scenario(Path root, long segmentBytes, int bystanders) throws IOException {
+      this.root = root;
+      this.segmentBytes = segmentBytes;
+      this.bystanders = bystanders;
+      Files.createDirectories(root.resolve("state"));
+      plant("a", "even/m0/.part-other-" + FileCrashChild.LINES + "-1-0-0.txt.inprogress");
+      plant("a", "odd/m1/.part-" + FileCrashChild.COORDINATOR + "-lines2-1-0-0.txt.inprogress");
+      plant("a", ".part-" + FileCrashChild.COORDINATOR + "-" + FileCrashChild.JSON + "-1-5-0.txt.inprogress");
+      plant("b", ".part-other-" + FileCrashChild.JSON + "-9-0-0.jsonl.inprogress");
+      plant("b", ".part-" + FileCrashChild.COORDINATOR + "-" + FileCrashChild.LINES + "-1-5-0.jsonl.inprogress");
+    }
+
+    private void plant(String dir, String relative) throws IOException {
+      Path file = dataDir().resolve(dir).resolve(relative);
+      Files.createDirectories(file.getParent());
+      String content = "foreign " + relative + "\n";
+      Files.writeString(file, content);
+      foreign.computeIfAbsent(dir, d -> new ArrayList<>()).add(relative);
+      foreignContent.put(file, content);
+    }
+
+    Path dataDir() {
+      return root.resolve("data");
+    }
+
+    Child run(String crashAt) throws IOException, InterruptedException {
+      int number = children.size() + 1;
+      Path stdout = root.resolve("child-" + number + ".out");
+      Path stderr = root.resolve("child-" + number + ".err");
+      Path report = root.resolve("child-" + number + ".recovered");
+      List<String> cmd = new ArrayList<>();
+      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.add("-Xmx128m");
+      cmd.add("-XX:+UseSerialGC");
+      cmd.add("-XX:TieredStopAtLevel=1");
+      cmd.add("-Xshare:auto");
+      cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
+      cmd.add("-D" + FileCrashChild.SEGMENT_BYTES + "=" + segmentBytes);
+      cmd.add("-D" + FileCrashChild.BYSTANDERS + "=" + bystanders);
+      if (crashAt != null) {
+        cmd.add("-D" + Faults.PROPERTY + "=" + crashAt);
+      }
+      cmd.add("-cp");
+      cmd.add(CrashScenario.classPath());
+      cmd.add(FileCrashChild.class.getName());
+      cmd.add(root.resolve("state").toString());
+      cmd.add(dataDir().toString());
+      cmd.add(Long.toString(N));
+      cmd.add(Integer.toString(K));
+      cmd.add(report.toString());
+      Process p = new ProcessBuilder(cmd)
+          .redirectOutput(stdout.toFile())
+          .redirectError(stderr.toFile())
+          .start();
+      p.getOutputStream().close();
+      boolean finished = p.waitFor(CrashScenario.CHILD_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+      if (!finished) {
+        p.destroyForcibly();
+        p.waitFor(10, TimeUnit.SECONDS);
+      }
+      Child child = new Child(number, crashAt, finished ? p.exitValue() : -1, !finished, stdout, stderr, report);
+      children.add(child);
+      return child;
+    }
+  }
+
+  /** A finished child JVM. */
+  record Child(int number, String crashAt, int exitCode, boolean timedOut, Path stdout, Path stderr, Path report) {
+
+    boolean recovered() {
+      return Files.exists(report);
+    }
+
+    String out() {
+      return read(stdout);
+    }
+
+    String err() {
+      return read(stderr);
+    }
+
+    String describe() {
+      return "child #" + number + " crashAt=" + crashAt + (timedOut ? " TIMED OUT" : " exit=" + exitCode)
+          + "\n--- stdout\n" + tail(out()) + "\n--- stderr\n" + tail(err()) + "\n---";
+    }
+
+    private static String read(Path f) {
+      try {
+        return Files.exists(f) ? Files.readString(f, StandardCharsets.UTF_8) : "";
+      } catch (IOException e) {
+        return "(could not read " + f + ": " + e + ")";
+      }
+    }
+
+    private static String tail(String s) {
+      int max = 8_000;
+      return s.length() <= max ? s : "...(" + (s.length() - max) + " chars cut)...\n" + s.substring(s.length() - max);
+    }
+  }
+}

@@ -15,8 +15,10 @@ public interface Output<IN> {
    * @throws NullPointerException if {@code record} is null
    * @throws IllegalStateException after {@code finish()} or {@code close()}, or once the coordinator
    *     has failed
-   * @throws TwoPhaseException if the participant rejects the record; the transaction stays
-   *     abortable and the record is not in it
+   * @throws TwoPhaseException if the participant could not write the record; its message says
+   *     whether the transaction is still usable (a record that cannot be encoded, say) or can now
+   *     only be aborted (an I/O error), in which case the next checkpoint fails and the application
+   *     replays from the last decided one
    */
   void write(IN record);
 }

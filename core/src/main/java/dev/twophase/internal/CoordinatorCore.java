@@ -258,9 +258,8 @@ public final class CoordinatorCore {
 
     private TwoPhaseException writeFailed(Exception e) {
       return new TwoPhaseException(
-          "participant '" + slot.name + "' rejected a record in the transaction of checkpoint "
-              + slot.currentCheckpointId + " (" + slot.current + "): " + e.getMessage()
-              + "; the record is not in the transaction, which stays usable",
+          "participant '" + slot.name + "' could not write a record into the transaction of "
+              + "checkpoint " + slot.currentCheckpointId + " (" + slot.current + "): " + e.getMessage(),
           e,
           slot.currentCheckpointId,
           slot.name);

@@ -149,6 +149,10 @@ public final class FileParticipant<IN>
   public void write(FileTransaction transaction, IN record) throws IOException {
     Objects.requireNonNull(record, "record");
     OpenTransaction t = openTransaction(transaction, "write to");
+    if (t.broken != null) {
+      throw new IOException("transaction " + transaction.name() + " can no longer be committed after "
+          + "an earlier failed write (" + t.broken.getMessage() + "); the next checkpoint aborts it");
+    }
     scratch.reset();
     try {
       encoder.encode(record, scratch);
@@ -202,8 +206,22 @@ public final class FileParticipant<IN>
       throw new FatalTwoPhaseException(
           "commit of " + transaction.name() + " before its pre-commit: a protocol violation");
     }
-    boolean renamed = false;
+    // Check every part before renaming any: a transaction with a part gone is reported LOST
+    // without making its other parts visible.
     List<Path> missing = new ArrayList<>();
+    for (Part part : transaction.parts()) {
+      Path dir = bucketDir(part.bucket());
+      if (!Files.exists(dir.resolve(names.inProgressName(transaction.name(), part.index())), LinkOption.NOFOLLOW_LINKS)
+          && !Files.exists(dir.resolve(names.finalName(transaction.name(), part.index())), LinkOption.NOFOLLOW_LINKS)) {
+        missing.add(dir.resolve(names.inProgressName(transaction.name(), part.index())));
+      }
+    }
+    if (!missing.isEmpty()) {
+      LOG.error("transaction {}: part files {} have neither their in-progress nor their final name; "
+          + "their records are missing", transaction.name(), missing);
+      return CommitOutcome.LOST;
+    }
+    boolean renamed = false;
     Set<Path> dirs = new LinkedHashSet<>();
     for (Part part : transaction.parts()) {
       Path dir = bucketDir(part.bucket());
@@ -213,19 +231,12 @@ public final class FileParticipant<IN>
         Files.move(inProgress, committed, StandardCopyOption.ATOMIC_MOVE);
         renamed = true;
         dirs.add(dir);
-      } catch (NoSuchFileException e) {
-        if (!Files.exists(committed, LinkOption.NOFOLLOW_LINKS)) {
-          missing.add(inProgress);
-        }
+      } catch (NoSuchFileException alreadyFinal) {
+        // renamed by an earlier attempt (checked above that one of the names exists)
       }
     }
     for (Path dir : dirs) {
       Fsync.directory(dir);
-    }
-    if (!missing.isEmpty()) {
-      LOG.error("transaction {}: part files {} have neither their in-progress nor their final name; "
-          + "their records are missing", transaction.name(), missing);
-      return CommitOutcome.LOST;
     }
     return renamed || transaction.parts().isEmpty() ? CommitOutcome.COMMITTED : CommitOutcome.ALREADY_COMMITTED;
   }

@@ -99,7 +99,8 @@ class FileParticipantWriteFailureTest {
     p.write(t, "fine");
     IOException e = assertThrows(IOException.class, () -> p.write(t, "x-blocked"));
     assertTrue(e.getMessage().contains("blocked") && e.getMessage().contains(t.name()), e.getMessage());
-    p.write(t, "also fine"); // accepted, but the transaction is beyond saving
+    IOException refused = assertThrows(IOException.class, () -> p.write(t, "also fine"));
+    assertTrue(refused.getMessage().contains("earlier failed write"), refused.getMessage());
     assertOnlyAbortable(p, t, base());
     assertEquals("a file where the bucket directory would go", Files.readString(base().resolve("blocked")));
   }

@@ -76,7 +76,10 @@ public final class CoordinatorConfig {
     return Optional.ofNullable(checkpointInterval);
   }
 
-  /** Records written through outputs after which {@code maybeCheckpoint()} checkpoints; 0 if off. */
+  /**
+   * Records after which {@code maybeCheckpoint()} checkpoints, counted per participant's output
+   * (the largest count decides); 0 if off.
+   */
   public long checkpointEveryRecords() {
     return checkpointEveryRecords;
   }
@@ -154,7 +157,12 @@ public final class CoordinatorConfig {
       return this;
     }
 
-    /** Checkpoint automatically after this many records were written through outputs. */
+    /**
+     * Checkpoint automatically once one participant's outputs took this many records since the
+     * last checkpoint. Counted per participant, so an application that writes every input record
+     * to each of its outputs checkpoints every {@code records} input records, and no transaction
+     * grows beyond {@code records} records.
+     */
     public Builder checkpointEveryRecords(long records) {
       if (records <= 0) {
         throw new IllegalArgumentException("checkpointEveryRecords must be > 0, was " + records);

@@ -440,4 +440,20 @@ class CoordinatorTest {
     TwoPhaseException e = assertThrows(TwoPhaseException.class, () -> first.awaitCommitted(WAIT));
     assertTrue(e.getMessage().contains("may or may not be durable"), e.getMessage());
   }
+
+  @Test
+  void recordCountIsPerParticipantSoFanOutCountsInputRecords() {
+    InMemoryParticipant<String> k = participant(kafka);
+    InMemoryParticipant<String> d = participant(db);
+    Coordinator c = start(CoordinatorConfig.custom().checkpointEveryRecords(2), k, d);
+    Output<String> ok = c.output(k);
+    Output<String> od = c.output(d);
+    write(ok, od, position, "a");
+    assertEquals(Optional.empty(), c.maybeCheckpoint(), "two writes, but one input record");
+    write(ok, od, position, "b");
+    assertEquals(1, c.maybeCheckpoint().orElseThrow().id());
+    ok.write("only-kafka-1");
+    ok.write("only-kafka-2");
+    assertEquals(2, c.maybeCheckpoint().orElseThrow().id(), "the busiest participant decides");
+  }
 }

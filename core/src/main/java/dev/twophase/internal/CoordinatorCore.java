@@ -70,8 +70,6 @@ public final class CoordinatorCore {
   private Blob lastApplicationSnapshot;
   private long lastCheckpointAtMillis;
   private boolean checkpointing;
-  /** Records written through outputs since the last checkpoint (application thread only). */
-  long recordsSinceCheckpoint;
 
   @SuppressWarnings("unchecked")
   public CoordinatorCore(
@@ -253,7 +251,7 @@ public final class CoordinatorCore {
       } catch (Exception e) {
         throw writeFailed(e);
       }
-      core.recordsSinceCheckpoint++;
+      slot.recordsSinceCheckpoint++;
     }
 
     private TwoPhaseException writeFailed(Exception e) {
@@ -271,8 +269,23 @@ public final class CoordinatorCore {
     }
   }
 
+  /**
+   * The most records any one output took since the last checkpoint: with every input record
+   * written to each output, the number of input records; in general, the size of the largest
+   * transaction.
+   */
   public long recordsSinceCheckpoint() {
-    return recordsSinceCheckpoint;
+    long max = 0;
+    for (Slot<Object, Object> slot : slots) {
+      max = Math.max(max, slot.recordsSinceCheckpoint);
+    }
+    return max;
+  }
+
+  private void resetRecordCounts() {
+    for (Slot<Object, Object> slot : slots) {
+      slot.recordsSinceCheckpoint = 0;
+    }
   }
 
   public long lastCheckpointAtMillis() {
@@ -571,7 +584,7 @@ public final class CoordinatorCore {
     lastCheckpointId = checkpoint.id;
     lastApplicationSnapshot = prepared.application();
     lastCheckpointAtMillis = config.clock().millis();
-    recordsSinceCheckpoint = 0;
+    resetRecordCounts();
     checkpoint.decidedAtNanos = System.nanoTime();
     pending.put(checkpoint.id, checkpoint);
     return checkpoint;
@@ -619,7 +632,7 @@ public final class CoordinatorCore {
       if (prepared == null && state == CoordinatorState.RUNNING) {
         beginAll(id + 1);
       }
-      recordsSinceCheckpoint = 0;
+      resetRecordCounts();
       restoreApplication();
     } catch (Exception e) {
       TwoPhaseException fatal = new FatalTwoPhaseException(

@@ -26,6 +26,8 @@ final class Slot<T, C> {
   long currentBegunAt;
   long currentCheckpointId;
   long sequence;
+  /** Records written through this participant's outputs since the last checkpoint. */
+  long recordsSinceCheckpoint;
 
   @SuppressWarnings("unchecked")
   Slot(int index, String name, Participant<T, C> participant, Duration defaultTimeout) {

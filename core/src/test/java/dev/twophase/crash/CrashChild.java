@@ -95,7 +95,7 @@ public final class CrashChild {
           .commitRetryBackoff(Duration.ofMillis(10), Duration.ofMillis(200), 2.0)
           .closeTimeout(Duration.ofSeconds(30));
       if (!explicit) {
-        config.checkpointEveryRecords(2L * k); // each input is written to both outputs
+        config.checkpointEveryRecords(k); // counted per output: every k inputs
       }
       Coordinator coordinator = Coordinator.builder(COORDINATOR, log)
           .participant("a", a)

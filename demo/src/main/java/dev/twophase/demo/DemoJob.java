@@ -92,8 +92,8 @@ public final class DemoJob {
       Coordinator coordinator = Coordinator.builder(COORDINATOR, log)
           .participant(ORDERS, orders)
           .participant(LEDGER, ledger)
-          // Both outputs count: one input record is two writes.
-          .config(CoordinatorConfig.custom().checkpointEveryRecords(2L * every).build())
+          // Counted per output: every input record goes to both, so this is per input record.
+          .config(CoordinatorConfig.custom().checkpointEveryRecords(every).build())
           // The input position after the last record of each checkpoint; restored at start-up.
           .applicationState(ApplicationState.of(
               Codecs.json(Long.class),

@@ -1,6 +1,7 @@
 package dev.twophase.benchmarks;
 
 import dev.twophase.FileStateLog;
+import dev.twophase.StateLogProbe;
 import dev.twophase.StateLog.CoordinatorLog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -68,14 +69,34 @@ public class StateLogAppendBenchmark {
     }
   }
 
-  /** One log shared by every appender thread. */
+  /**
+   * One log shared by every appender thread. After each iteration it prints how many appends each
+   * sync covered ({@code appends per sync}), from the log's own counters (see {@link StateLogProbe}).
+   */
   @State(Scope.Benchmark)
   public static class Log {
     FileStateLog log;
+    private long forcesAtStart;
+    private long writtenAtStart;
 
     @Setup(Level.Trial)
     public void open(Dir dir) {
       log = FileStateLog.open(dir.path.resolve("log"));
+    }
+
+    @Setup(Level.Iteration)
+    public void countFrom() {
+      forcesAtStart = StateLogProbe.forceCount(log);
+      writtenAtStart = StateLogProbe.writtenSequence(log);
+    }
+
+    @TearDown(Level.Iteration)
+    public void report() {
+      long forces = StateLogProbe.forceCount(log) - forcesAtStart;
+      long appends = StateLogProbe.writtenSequence(log) - writtenAtStart;
+      System.out.printf(
+          "%n[state log] %d appends, %d syncs: %.1f appends per sync%n",
+          appends, forces, forces == 0 ? 0.0 : (double) appends / forces);
     }
 
     @TearDown(Level.Trial)

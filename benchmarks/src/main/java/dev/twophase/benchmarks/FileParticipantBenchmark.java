@@ -247,9 +247,9 @@ public class FileParticipantBenchmark {
       long bytes = deleteCommitted(sinks[i], names[i], checkpoints);
       line.append(String.format(" %s %d checkpoints (%.1f MB deleted);", names[i], checkpoints, bytes / 1e6));
     }
-    System.out.printf("%n[files]%s%n", line);
+    BenchReport.line("[files]%s", line);
     for (int i = 0; i < sinks.length; i++) {
-      System.out.printf("[phases] %s: %s%n", names[i], sinks[i].phases().report());
+      BenchReport.line("[phases] %s: %s", names[i], sinks[i].phases().report());
     }
     if (interleaved) {
       double[] rate = new double[sinks.length];
@@ -261,7 +261,7 @@ public class FileParticipantBenchmark {
       for (int i = 1; i < sinks.length; i++) {
         rates.append(String.format(" %s/%s %.3f", names[0], names[i], rate[0] / rate[i]));
       }
-      System.out.printf("[interleaved]%s%n", rates);
+      BenchReport.line("[interleaved]%s", rates);
     }
   }
 
@@ -417,7 +417,7 @@ public class FileParticipantBenchmark {
       } finally {
         log.close();
       }
-      System.out.printf("%n[coordinator] decision record payload: %d bytes (last checkpoint)%n",
+      BenchReport.line("[coordinator] decision record payload: %d bytes (last checkpoint)",
           timedLog.lastPayloadBytes);
     }
   }

@@ -94,8 +94,8 @@ public class StateLogAppendBenchmark {
     public void report() {
       long forces = StateLogProbe.forceCount(log) - forcesAtStart;
       long appends = StateLogProbe.writtenSequence(log) - writtenAtStart;
-      System.out.printf(
-          "%n[state log] %d appends, %d syncs: %.1f appends per sync%n",
+      BenchReport.line(
+          "[state log] %d appends, %d syncs: %.1f appends per sync",
           appends, forces, forces == 0 ? 0.0 : (double) appends / forces);
     }
 

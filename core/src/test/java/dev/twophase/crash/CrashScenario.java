@@ -7,8 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 /**
  * One crash test's directories and the child JVMs run over them, one after the other: each child
@@ -136,62 +137,20 @@ public final class CrashScenario {
     Path stdout = root.resolve("child-" + number + ".out");
     Path stderr = root.resolve("child-" + number + ".err");
     Path report = root.resolve("child-" + number + ".recovered");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.add("-Xmx128m");
-    cmd.add("-XX:+UseSerialGC");
-    cmd.add("-XX:TieredStopAtLevel=1");
-    cmd.add("-Xshare:auto");
-    cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
-    cmd.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
-    cmd.add("-D" + CrashChild.SEGMENT_BYTES + "=" + segmentBytes);
-    cmd.add("-D" + CrashChild.BYSTANDERS + "=" + bystanders);
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put(CrashChild.SEGMENT_BYTES, Long.toString(segmentBytes));
+    properties.put(CrashChild.BYSTANDERS, Integer.toString(bystanders));
     if (crashAt != null) {
-      cmd.add("-D" + Faults.PROPERTY + "=" + crashAt);
+      properties.put(Faults.PROPERTY, crashAt);
     }
-    cmd.add("-cp");
-    cmd.add(classPath());
-    cmd.add(CrashChild.class.getName());
-    cmd.add(stateDir().toString());
-    cmd.add(dataDir().toString());
-    cmd.add(Long.toString(n));
-    cmd.add(Integer.toString(k));
-    cmd.add(mode);
-    cmd.add(report.toString());
-
-    Process p = new ProcessBuilder(cmd)
-        .redirectOutput(stdout.toFile())
-        .redirectError(stderr.toFile())
-        .redirectInput(ProcessBuilder.Redirect.PIPE)
-        .start();
-    p.getOutputStream().close();
-    boolean finished = p.waitFor(CHILD_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-    if (!finished) {
-      threadDump(p.pid(), root.resolve("child-" + number + ".threads"));
-      p.destroyForcibly();
-      p.waitFor(10, TimeUnit.SECONDS);
-    }
-    Child child = new Child(number, crashAt, finished ? p.exitValue() : -1, !finished, stdout, stderr, report);
+    List<String> cmd = ChildJvm.command(CrashChild.class, properties, List.of(
+        stateDir().toString(), dataDir().toString(), Long.toString(n), Integer.toString(k), mode,
+        report.toString()));
+    ChildJvm.Result result =
+        ChildJvm.run(cmd, stdout, stderr, root.resolve("child-" + number + ".threads"), CHILD_TIMEOUT);
+    Child child = new Child(number, crashAt, result.exitCode(), result.timedOut(), stdout, stderr, report);
     children.add(child);
     return child;
-  }
-
-  /** Saves the threads of a hung child, to show where it hangs. */
-  private static void threadDump(long pid, Path into) {
-    try {
-      Process jcmd = new ProcessBuilder(
-              Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(pid), "Thread.print")
-          .redirectErrorStream(true)
-          .redirectOutput(into.toFile())
-          .start();
-      if (!jcmd.waitFor(20, TimeUnit.SECONDS)) {
-        jcmd.destroyForcibly();
-      }
-    } catch (IOException e) {
-      // no jcmd (a JRE): the timeout is reported without the threads
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.twophase.crash.ChildJvm;
 import dev.twophase.crash.CrashScenario;
 import dev.twophase.internal.CrashPoint;
 import dev.twophase.internal.Faults;
@@ -16,7 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -258,37 +258,18 @@ class FileParticipantCrashIT {
       Path stdout = root.resolve("child-" + number + ".out");
       Path stderr = root.resolve("child-" + number + ".err");
       Path report = root.resolve("child-" + number + ".recovered");
-      List<String> cmd = new ArrayList<>();
-      cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      cmd.add("-Xmx128m");
-      cmd.add("-XX:+UseSerialGC");
-      cmd.add("-XX:TieredStopAtLevel=1");
-      cmd.add("-Xshare:auto");
-      cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=info");
-      cmd.add("-D" + FileCrashChild.SEGMENT_BYTES + "=" + segmentBytes);
-      cmd.add("-D" + FileCrashChild.BYSTANDERS + "=" + bystanders);
+      Map<String, String> properties = new LinkedHashMap<>();
+      properties.put(FileCrashChild.SEGMENT_BYTES, Long.toString(segmentBytes));
+      properties.put(FileCrashChild.BYSTANDERS, Integer.toString(bystanders));
       if (crashAt != null) {
-        cmd.add("-D" + Faults.PROPERTY + "=" + crashAt);
+        properties.put(Faults.PROPERTY, crashAt);
       }
-      cmd.add("-cp");
-      cmd.add(CrashScenario.classPath());
-      cmd.add(FileCrashChild.class.getName());
-      cmd.add(root.resolve("state").toString());
-      cmd.add(dataDir().toString());
-      cmd.add(Long.toString(N));
-      cmd.add(Integer.toString(K));
-      cmd.add(report.toString());
-      Process p = new ProcessBuilder(cmd)
-          .redirectOutput(stdout.toFile())
-          .redirectError(stderr.toFile())
-          .start();
-      p.getOutputStream().close();
-      boolean finished = p.waitFor(CrashScenario.CHILD_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-      if (!finished) {
-        p.destroyForcibly();
-        p.waitFor(10, TimeUnit.SECONDS);
-      }
-      Child child = new Child(number, crashAt, finished ? p.exitValue() : -1, !finished, stdout, stderr, report);
+      List<String> cmd = ChildJvm.command(FileCrashChild.class, properties, List.of(
+          root.resolve("state").toString(), dataDir().toString(), Long.toString(N),
+          Integer.toString(K), report.toString()));
+      ChildJvm.Result result = ChildJvm.run(
+          cmd, stdout, stderr, root.resolve("child-" + number + ".threads"), CrashScenario.CHILD_TIMEOUT);
+      Child child = new Child(number, crashAt, result.exitCode(), result.timedOut(), stdout, stderr, report);
       children.add(child);
       return child;
     }

@@ -19,6 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -236,5 +237,50 @@ class FileStateLogGroupCommitTest {
       long id = reopened.open("a").lastState().checkpointId();
       assertTrue(id == 1 || id == 2, "either outcome is possible: " + id);
     }
+  }
+
+  /**
+   * A failed sync while others wait for the next one: the next leader must not sync again, since
+   * on Linux a second fdatasync after a failed one can report success for pages already dropped
+   * (modelled here: only the first call fails). Every appender of the group learns of the failure.
+   */
+  @Test
+  void appendersWaitingBehindAFailedSyncAllFailAndNoneSyncsAgain() throws Exception {
+    AtomicReference<FileStateLog> ref = new AtomicReference<>();
+    AtomicBoolean armed = new AtomicBoolean();
+    AtomicInteger calls = new AtomicInteger();
+    AtomicLong waitFor = new AtomicLong();
+    FileStateLog log =
+        FileStateLog.builder(tmp)
+            .syncer(ch -> {
+              if (armed.compareAndSet(true, false)) {
+                calls.incrementAndGet();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // safety net
+                while (ref.get().writtenSequence() < waitFor.get() && System.nanoTime() < deadline) {
+                  Thread.onSpinWait();
+                }
+                throw new IOException("injected fdatasync failure");
+              }
+              if (armed.get() || calls.get() > 0) {
+                calls.incrementAndGet(); // a retry after the failure: must never happen
+              }
+              ch.force(false);
+            })
+            .build();
+    ref.set(log);
+    CoordinatorLog[] views = new CoordinatorLog[THREADS];
+    for (int t = 0; t < THREADS; t++) {
+      views[t] = log.open("c-" + t);
+    }
+    waitFor.set(log.writtenSequence() + THREADS);
+    armed.set(true);
+    List<Throwable> errors =
+        runThreads(THREADS, t -> views[t].appendState(1, ("state-" + t).getBytes(UTF_8)));
+    assertEquals(THREADS, errors.size(), "every appender of the group fails: " + errors);
+    for (Throwable e : errors) {
+      assertTrue(e instanceof FatalTwoPhaseException, e.toString());
+    }
+    assertEquals(1, calls.get(), "the failed sync was retried");
+    log.close();
   }
 }

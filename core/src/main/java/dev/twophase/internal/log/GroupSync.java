@@ -13,9 +13,9 @@ import java.util.concurrent.locks.LockSupport;
  * one of them, the leader, runs the force; the force makes durable everything written when it
  * starts, so appenders that arrive meanwhile wait, and the next force covers all of them at once.
  * When a force ends, the leader first hands leadership to one waiter it did not cover, which forces
- * next, and then releases the waiters it covered, which wake one another in a binary tree. Every
- * appender is thus woken at most once and the next force starts after one wake-up, not after as
- * many as the group held; both matter when fsyncs are short and threads many. (Waking every waiter
+ * next, and then releases the waiters it covered, which wake one another in a binary tree. Each
+ * waiter is woken by one other thread only, and the next force starts after one wake-up, not after
+ * as many as the group held; both matter when fsyncs are short and threads many. (Waking every waiter
  * after every force cost more CPU than the forces themselves on a 2-CPU machine; waking the covered
  * waiters one by one from the leader delayed the next force by ~0.5 ms at 64 appenders.)
  *
@@ -32,6 +32,8 @@ final class GroupSync {
   private static final int WAITING = 0;
   private static final int DONE = 1;
   private static final int LEAD = 2;
+  /** Added to DONE or LEAD by {@link #awaitTurn} if the waiter was interrupted. */
+  private static final int INTERRUPTED = 4;
   private static final Waiter[] NONE = new Waiter[0];
 
   private static final class Waiter {
@@ -79,8 +81,9 @@ final class GroupSync {
 
   /**
    * Returns once record {@code seq} is durable, running {@code force} as the leader if this thread
-   * is elected. A failed force throws here, and the next waiter is elected and runs its own force
-   * (which sees the failure and throws too): every waiter learns of it.
+   * is elected. A failed force throws here, and the next waiter is elected and runs its own force,
+   * which must throw too (the caller's force records a failure before it throws, so that the next
+   * one sees it): every waiter learns of it.
    */
   void await(long seq, Force force) throws IOException {
     Waiter me = null;
@@ -95,39 +98,62 @@ final class GroupSync {
         busy = true;
       }
     }
-    if (me != null && !awaitTurn(me)) {
-      return;
+    boolean interrupted = false;
+    if (me != null) {
+      int outcome = awaitTurn(me);
+      interrupted = (outcome & INTERRUPTED) != 0;
+      if ((outcome & LEAD) == 0) {
+        restoreInterrupt(interrupted);
+        return;
+      }
     }
     long target = -1;
     try {
       target = force.force();
     } finally {
       handOff(target);
+      restoreInterrupt(interrupted);
     }
   }
 
-  /** Parks until released (returns false) or elected leader (returns true). */
-  private boolean awaitTurn(Waiter me) {
-    for (;;) {
-      LockSupport.park(this);
-      int state;
-      synchronized (monitor) {
-        state = me.state;
-      }
-      if (state == LEAD) {
-        return true;
-      }
-      if (state == DONE) {
-        me.wakeChildren(); // fields set before DONE, under the monitor read above
-        return false;
-      }
-      // spurious wake-up, or an interrupt (held back by the caller): keep waiting
+  private static void restoreInterrupt(boolean interrupted) {
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
   /**
-   * Records {@code target} durable (ignored if negative), wakes the waiters it covers, and elects
-   * the earliest remaining waiter leader or, if none, frees the log for the next appender.
+   * Parks until released or elected leader; returns {@code DONE} or {@code LEAD}, with the bit
+   * {@code INTERRUPTED} set if the thread was interrupted meanwhile. The interrupt status is
+   * cleared while it waits: a pending interrupt would make every park return at once (a busy
+   * loop), and a leader's force on an interruptible channel would close the channel, and so break
+   * the log for every appender, not only this one.
+   */
+  private int awaitTurn(Waiter me) {
+    boolean interrupted = false;
+    for (;;) {
+      LockSupport.park(this);
+      if (Thread.interrupted()) {
+        interrupted = true;
+      }
+      int state;
+      synchronized (monitor) {
+        state = me.state;
+      }
+      if (state == DONE) {
+        me.wakeChildren(); // released and index: written with DONE, in the block read above
+      }
+      if (state != WAITING) {
+        return interrupted ? state | INTERRUPTED : state;
+      }
+      // a spurious wake-up or a permit left by an earlier wait: keep waiting
+    }
+  }
+
+  /**
+   * Records {@code target} durable (ignored if negative), elects the earliest waiter it does not
+   * cover leader (or, if none, frees the log for the next appender) and wakes it, then releases the
+   * waiters it covers (see {@link #wakeReleased}).
    */
   private void handOff(long target) {
     Thread nextLeader = null;
@@ -183,8 +209,8 @@ final class GroupSync {
   }
 
   /**
-   * Wakes the first of {@code released}; each released waiter wakes two more before it returns (a
-   * binary tree, see {@link Waiter#wakeChildren}). One {@code unpark} costs several microseconds
+   * Wakes the first of {@code released}; each released waiter wakes up to two more before it
+   * returns (a binary tree, see {@link Waiter#wakeChildren}). One {@code unpark} costs several microseconds
    * on a virtual machine, and a group can hold dozens of waiters: woken one by one by the leader,
    * they would delay the next force by the sum and keep one CPU busy, while the tree spreads the
    * wake-ups over every CPU and wakes the last waiter after only log2(n) steps.

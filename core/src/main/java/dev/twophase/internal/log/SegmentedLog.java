@@ -416,16 +416,24 @@ public final class SegmentedLog implements AutoCloseable {
     }
     long target;
     Segment seg;
-    appendLock.lock();
     try {
-      // Everything appended so far goes out in one write; the force below covers it all.
-      target = writtenSeq;
-      writeStaged();
-      seg = active;
-    } finally {
-      appendLock.unlock();
+      appendLock.lock();
+      try {
+        // Everything appended so far goes out in one write; the force below covers it all.
+        target = writtenSeq;
+        writeStaged();
+        seg = active;
+      } finally {
+        appendLock.unlock();
+      }
+      force(seg.channel);
+    } catch (IOException e) {
+      // Recorded here, before GroupSync hands leadership on: the next leader must see it and not
+      // force again, as a second fsync after a failed one may report success for pages the kernel
+      // has already dropped.
+      recordFailure(e);
+      throw e;
     }
-    force(seg.channel);
     // Only now: seg itself may have been retired by a roll while it was being forced.
     closeRetired();
     return target;
@@ -633,14 +641,17 @@ public final class SegmentedLog implements AutoCloseable {
     }
   }
 
+  /** Marks the log unusable; the first failure is the one reported. */
+  private synchronized void recordFailure(Throwable e) {
+    if (failure == null) {
+      failure = e;
+    }
+  }
+
   /** Marks the log unusable after a failed write or force and returns the error to throw. */
   private TwoPhaseException fail(
       IOException e, CoordinatorEntry entry, long checkpointId, String operation) {
-    synchronized (this) {
-      if (failure == null) {
-        failure = e;
-      }
-    }
+    recordFailure(e);
     LOG.error("State log {}: {} failed; the log is now unusable", directory, operation, e);
     return unknownOutcome(entry, checkpointId, operation, e);
   }

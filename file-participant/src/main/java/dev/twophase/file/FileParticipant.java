@@ -13,6 +13,7 @@ import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
 import dev.twophase.file.FileTransaction.Part;
+import dev.twophase.file.internal.EarlyDirectorySync;
 import dev.twophase.file.internal.FileNames;
 import dev.twophase.file.internal.Fsync;
 import dev.twophase.file.internal.PartWriter;
@@ -31,6 +32,7 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -39,6 +41,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,8 +54,11 @@ import org.slf4j.LoggerFactory;
  *       fails alone and the transaction stays usable), picks its bucket (a sub-directory) and
  *       appends it to the transaction's current part file there, rolling to a new part by size or
  *       record count.
- *   <li>{@code preCommit} flushes, fsyncs and closes every part, then fsyncs the directories: the
- *       data and the in-progress names survive a crash.
+ *   <li>{@code preCommit} flushes, fsyncs and closes every part, and makes sure the directories
+ *       are synced: the data and the in-progress names survive a crash. The directory of a new
+ *       part is synced on a background thread as soon as the part is created, while its records
+ *       are written, so the pre-commit usually only collects that sync's outcome instead of
+ *       waiting for a second device flush after the part's own.
  *   <li>{@code commit} renames each part atomically to {@code part-<transaction>-<index><suffix>}
  *       and fsyncs the directories. Repeated, it finds the final names and reports
  *       {@code ALREADY_COMMITTED}; a part with neither name is {@code LOST}.
@@ -99,6 +105,9 @@ public final class FileParticipant<IN>
    * thread (commit) both resolve buckets.
    */
   private final Map<String, Path> bucketDirs = new ConcurrentHashMap<>();
+  private final EarlyDirectorySync.DirectorySyncer directorySyncer;
+  /** Syncs the directory of each new part while its records are written. */
+  private final EarlyDirectorySync earlySync;
 
   private FileParticipant(Builder<IN> b) {
     this.base = b.base;
@@ -110,6 +119,12 @@ public final class FileParticipant<IN>
     this.ownerOnly = b.ownerOnly;
     this.clock = b.clock;
     this.names = new FileNames(b.suffix);
+    this.directorySyncer = b.directorySyncer;
+    this.earlySync = new EarlyDirectorySync(b.directorySyncer, "twophase-file-dirsync");
+  }
+
+  private void syncDirectory(Path dir) throws IOException {
+    directorySyncer.sync(dir);
   }
 
   /**
@@ -195,7 +210,12 @@ public final class FileParticipant<IN>
     }
     t.writers.clear();
     for (Path dir : t.dirsToSync) {
-      Fsync.directory(dir);
+      Future<Void> early = t.earlySyncs.get(dir);
+      if (early != null) {
+        EarlyDirectorySync.await(early, dir); // started after the directory's last new part
+      } else {
+        syncDirectory(dir);
+      }
     }
     open.remove(transaction.name());
   }
@@ -236,7 +256,7 @@ public final class FileParticipant<IN>
       }
     }
     for (Path dir : dirs) {
-      Fsync.directory(dir);
+      syncDirectory(dir);
     }
     return renamed || transaction.parts().isEmpty() ? CommitOutcome.COMMITTED : CommitOutcome.ALREADY_COMMITTED;
   }
@@ -255,7 +275,7 @@ public final class FileParticipant<IN>
       }
     }
     for (Path dir : dirs) {
-      Fsync.directory(dir);
+      syncDirectory(dir);
     }
   }
 
@@ -287,6 +307,7 @@ public final class FileParticipant<IN>
       t.writers.values().forEach(PartWriter::closeQuietly);
     }
     open.clear();
+    earlySync.close();
   }
 
   @Override
@@ -365,7 +386,7 @@ public final class FileParticipant<IN>
       }
     });
     for (Path dir : dirs) {
-      Fsync.directory(dir);
+      syncDirectory(dir);
     }
     return deleted[0];
   }
@@ -376,6 +397,8 @@ public final class FileParticipant<IN>
     final Map<String, PartWriter> writers = new LinkedHashMap<>();
     /** The directories whose entries pre-commit must make durable. */
     final Set<Path> dirsToSync = new LinkedHashSet<>();
+    /** Per directory, the sync started after its latest new part (see EarlyDirectorySync). */
+    final Map<Path, Future<Void>> earlySyncs = new HashMap<>();
     int nextIndex;
     Exception broken;
 
@@ -391,6 +414,12 @@ public final class FileParticipant<IN>
       handle.addPart(new Part(bucket, index));
       writers.put(bucket, writer);
       dirsToSync.add(dir);
+      Future<Void> sync = earlySync.start(dir);
+      if (sync != null) {
+        earlySyncs.put(dir, sync);
+      } else {
+        earlySyncs.remove(dir); // an older sync would not cover this part: sync at pre-commit
+      }
       return writer;
     }
 
@@ -475,6 +504,7 @@ public final class FileParticipant<IN>
     private String suffix = "";
     private boolean ownerOnly = true;
     private Clock clock = Clock.systemUTC();
+    private EarlyDirectorySync.DirectorySyncer directorySyncer = Fsync::directory;
 
     private Builder(Path base, RecordEncoder<IN> encoder) {
       this.base = Objects.requireNonNull(base, "baseDirectory").toAbsolutePath().normalize();
@@ -533,6 +563,12 @@ public final class FileParticipant<IN>
     /** Clock for {@link FileTransaction#begunAtMillis()}. */
     public Builder<IN> clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Tests only: how directories are synced (to inject failures). */
+    Builder<IN> directorySyncer(EarlyDirectorySync.DirectorySyncer syncer) {
+      this.directorySyncer = Objects.requireNonNull(syncer, "directorySyncer");
       return this;
     }
 

@@ -51,6 +51,12 @@ import org.openjdk.jmh.annotations.Warmup;
  *       decision appended to the state log and {@code fdatasync}ed, then on the committer thread the
  *       commit (rename to the final name, directory fsync) and the completion mark (written, not
  *       synced). Waiting for the commit keeps the work per checkpoint the same as the raw loop's.
+ *   <li>{@code coordinatorPipelined} (not run by default): the coordinator as it is meant to run:
+ *       {@code checkpoint()} returns once the decision is durable, and the commit runs on the
+ *       committer thread while the application writes the next batch. Its {@code checkpoint} waits
+ *       only for the previous checkpoint's commit, so at most one commit is outstanding, and a
+ *       sink's turn in {@code interleaved} ends by waiting for its last commit: every commit is
+ *       inside the sink's timed turns, none runs during another sink's turn.
  *   <li>{@code raw}: the same records' UTF-8 bytes ({@code String.getBytes}) and {@code '\n'} into
  *       a 64 KiB heap buffer drained to a hidden in-progress file with {@code FileChannel.write}
  *       (the file created with the batch's first record, as the participant does); at each
@@ -63,7 +69,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code -Dbench.interleave=...}): {@code rawWithDecision} plus a 40-byte record written,
  *       not synced, to the log after the commit, as the coordinator's completion mark is.
  *   <li>{@code interleaved}: the three above in one fork, each with its own directories, taking
- *       turns batch by batch (a batch: {@code checkpointEvery} records and their checkpoint). The
+ *       turns of {@code -Dbench.turn} batches (default 1; a batch: {@code checkpointEvery} records
+ *       and their checkpoint). The
  *       disk's sync latency drifts by 2x and more within minutes on a shared machine, so the
  *       separate variants, measured one after the other, compare different moments; here each
  *       batch is timed and after each iteration the three rates and their ratios are printed
@@ -112,6 +119,8 @@ public class FileParticipantBenchmark {
    */
   private static final String[] INTERLEAVED =
       System.getProperty("bench.interleave", "coordinator,raw,rawWithDecision").split(",");
+  /** Batches per turn in {@code interleaved}: {@code -Dbench.turn}. */
+  private static final int TURN = Integer.getInteger("bench.turn", 1);
   /** Size of the raw loop's stand-in for the completion mark (written, not synced). */
   static final int MARK_BYTES = 40;
 
@@ -129,6 +138,7 @@ public class FileParticipantBenchmark {
 
   // interleaved only: per sink, the batches timed in this iteration and their time
   private int current;
+  private int batchesInTurn;
   private long batchStart;
   private boolean skipBatch;
   private final long[] batchNanos = new long[INTERLEAVED.length];
@@ -151,6 +161,9 @@ public class FileParticipantBenchmark {
 
     /** Where the checkpoints' time went, for the per-iteration report. */
     Phases phases();
+
+    /** Finishes work still running in the background (a pipelined commit); the default has none. */
+    default void drain() throws IOException {}
 
     void close() throws IOException;
   }
@@ -208,7 +221,9 @@ public class FileParticipantBenchmark {
   private static Sink newSink(String variant, Path dir) throws IOException {
     switch (variant) {
       case "coordinator":
-        return new CoordinatorSink(dir);
+        return new CoordinatorSink(dir, false);
+      case "coordinatorPipelined":
+        return new CoordinatorSink(dir, true);
       case "raw":
         return new RawSink(dir, false, false);
       case "rawWithDecision":
@@ -228,8 +243,8 @@ public class FileParticipantBenchmark {
     }
     Arrays.fill(batchNanos, 0);
     Arrays.fill(batchCount, 0);
-    // The batch in progress began in the previous iteration: do not time it.
-    skipBatch = sinceCheckpoint != 0;
+    // The batch (turn) in progress began in the previous iteration: do not time it.
+    skipBatch = sinceCheckpoint != 0 || batchesInTurn != 0;
     batchStart = System.nanoTime();
   }
 
@@ -242,6 +257,9 @@ public class FileParticipantBenchmark {
   @TearDown(Level.Iteration)
   public void deleteCommitted() throws IOException {
     StringBuilder line = new StringBuilder();
+    for (Sink s : sinks) {
+      s.drain(); // outside the timing: at most one commit per iteration (interleaved: none left)
+    }
     for (int i = 0; i < sinks.length; i++) {
       long checkpoints = sinks[i].checkpoints() - checkpointsAtIterationStart[i];
       long bytes = deleteCommitted(sinks[i], names[i], checkpoints);
@@ -311,12 +329,20 @@ public class FileParticipantBenchmark {
     }
   }
 
-  /** Interleaved: books the batch just checkpointed to its sink and hands over to the next sink. */
-  private void nextSink() {
+  /**
+   * Interleaved: after {@code TURN} batches, finishes the sink's background work, books the turn's
+   * batches and time to it and hands over to the next sink.
+   */
+  private void nextSink() throws IOException {
+    if (++batchesInTurn < TURN) {
+      return;
+    }
+    batchesInTurn = 0;
+    sink.drain();
     long now = System.nanoTime();
     if (!skipBatch) {
       batchNanos[current] += now - batchStart;
-      batchCount[current]++;
+      batchCount[current] += TURN;
     }
     skipBatch = false;
     batchStart = now;
@@ -357,12 +383,19 @@ public class FileParticipantBenchmark {
     private final FileParticipant<CharSequence> files;
     private final Coordinator coordinator;
     private final Output<CharSequence> output;
-    private final Phases phases = new Phases(
-        "checkpoint() [preCommit, begin, encode, log append]", "of which log append",
-        "awaitCommitted [hand-off, rename, dir fsync, completion mark]");
+    private final Phases phases;
+    private final boolean pipelined;
+    /** Pipelined: the checkpoint whose commit may still run. */
+    private Checkpoint outstanding;
     private long checkpoints;
 
-    CoordinatorSink(Path dir) {
+    CoordinatorSink(Path dir, boolean pipelined) {
+      this.pipelined = pipelined;
+      phases = pipelined
+          ? new Phases("checkpoint() [preCommit, begin, encode, log append]", "of which log append",
+              "awaiting the previous commit")
+          : new Phases("checkpoint() [preCommit, begin, encode, log append]", "of which log append",
+              "awaitCommitted [hand-off, rename, dir fsync, completion mark]");
       log = FileStateLog.open(dir.resolve("log"));
       timedLog = new TimedLog(log);
       files = FileParticipant.builder(dir.resolve("out"), RecordEncoders.lines()).build();
@@ -381,13 +414,26 @@ public class FileParticipantBenchmark {
       long t0 = System.nanoTime();
       Checkpoint c = coordinator.checkpoint();
       long t1 = System.nanoTime();
-      c.awaitCommitted(COMMIT_TIMEOUT);
+      if (pipelined) {
+        drain();
+        outstanding = c;
+      } else {
+        c.awaitCommitted(COMMIT_TIMEOUT);
+      }
       long t2 = System.nanoTime();
       phases.add(0, t1 - t0);
       phases.add(1, timedLog.appendNanos - appendBefore);
       phases.add(2, t2 - t1);
       phases.checkpointDone();
       checkpoints++;
+    }
+
+    @Override
+    public void drain() {
+      if (outstanding != null) {
+        outstanding.awaitCommitted(COMMIT_TIMEOUT);
+        outstanding = null;
+      }
     }
 
     @Override
@@ -540,7 +586,7 @@ public class FileParticipantBenchmark {
       }
       byte[] bytes = record.getBytes(StandardCharsets.UTF_8);
       if (bytes.length + 1 > buffer.remaining()) {
-        drain();
+        drainBuffer();
         if (bytes.length + 1 > buffer.capacity()) {
           writeFully(part, ByteBuffer.wrap(bytes));
           buffer.put((byte) '\n');
@@ -554,7 +600,7 @@ public class FileParticipantBenchmark {
     public void checkpoint() throws IOException {
       long t0 = System.nanoTime();
       // pre-commit: the data and the in-progress name are durable
-      drain();
+      drainBuffer();
       part.force(true);
       part.close();
       part = null;
@@ -591,7 +637,7 @@ public class FileParticipantBenchmark {
       return phases;
     }
 
-    private void drain() throws IOException {
+    private void drainBuffer() throws IOException {
       buffer.flip();
       writeFully(part, buffer);
       buffer.clear();

@@ -74,7 +74,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: writes and pre-commits of the current transaction come from the application thread
  * while commits of earlier ones run on the coordinator's committer thread; transactions share no
- * mutable state but the map of open ones, which is concurrent.
+ * mutable state but the map of open ones, which is concurrent. One more thread, a daemon started on
+ * demand and ended after 30 s without work or by {@link #close()}, syncs the directories of new
+ * parts (see {@code EarlyDirectorySync}).
  *
  * @param <IN> record type
  */

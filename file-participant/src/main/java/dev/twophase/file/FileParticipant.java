@@ -74,7 +74,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: writes and pre-commits of the current transaction come from the application thread
  * while commits of earlier ones run on the coordinator's committer thread; transactions share no
- * mutable state but the map of open ones, which is concurrent. One more thread, a daemon started on
+ * mutable state but the map of open ones, which is concurrent, and the directory syncer, which is
+ * thread-safe. One more thread, a daemon started on
  * demand and ended after 30 s without work or by {@link #close()}, syncs the directories of new
  * parts (see {@code EarlyDirectorySync}).
  *
@@ -211,11 +212,14 @@ public final class FileParticipant<IN>
       writer.finish();
     }
     t.writers.clear();
+    // Every background sync, not only the latest per directory: a failed one stays a failure even
+    // if a later sync of the same directory succeeds (after a reported fsync error, a new fsync
+    // may succeed without the entries having been written).
+    for (EarlySync early : t.allEarlySyncs) {
+      EarlyDirectorySync.await(early.sync, early.dir);
+    }
     for (Path dir : t.dirsToSync) {
-      Future<Void> early = t.earlySyncs.get(dir);
-      if (early != null) {
-        EarlyDirectorySync.await(early, dir); // started after the directory's last new part
-      } else {
+      if (!t.earlySyncs.containsKey(dir)) { // else covered: begun after the directory's last entry
         syncDirectory(dir);
       }
     }
@@ -399,8 +403,13 @@ public final class FileParticipant<IN>
     final Map<String, PartWriter> writers = new LinkedHashMap<>();
     /** The directories whose entries pre-commit must make durable. */
     final Set<Path> dirsToSync = new LinkedHashSet<>();
-    /** Per directory, the sync started after its latest new part (see EarlyDirectorySync). */
+    /**
+     * Per directory, a background sync begun after the directory's latest new entry, if any (see
+     * EarlyDirectorySync); a directory without one is synced by the pre-commit itself.
+     */
     final Map<Path, Future<Void>> earlySyncs = new HashMap<>();
+    /** Every background sync started for this transaction: each one's failure counts. */
+    final List<EarlySync> allEarlySyncs = new ArrayList<>();
     int nextIndex;
     Exception broken;
 
@@ -416,11 +425,13 @@ public final class FileParticipant<IN>
       handle.addPart(new Part(bucket, index));
       writers.put(bucket, writer);
       dirsToSync.add(dir);
+      // An older sync would not cover this part: forget it first, so that if none can be started
+      // now (closed, or the start fails) the pre-commit syncs the directory itself.
+      earlySyncs.remove(dir);
       Future<Void> sync = earlySync.start(dir);
       if (sync != null) {
         earlySyncs.put(dir, sync);
-      } else {
-        earlySyncs.remove(dir); // an older sync would not cover this part: sync at pre-commit
+        allEarlySyncs.add(new EarlySync(dir, sync));
       }
       return writer;
     }
@@ -441,9 +452,13 @@ public final class FileParticipant<IN>
           // created meanwhile (another participant sharing the base): fine
         }
         dirsToSync.add(p.getParent());
+        earlySyncs.remove(p.getParent()); // a new entry there: a sync begun before it is stale
+
       }
     }
   }
+
+  private record EarlySync(Path dir, Future<Void> sync) {}
 
   private FileAttribute<?>[] directoryAttributes() {
     return directoryAttributes(ownerOnly);

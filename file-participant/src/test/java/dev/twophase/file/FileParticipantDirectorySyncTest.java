@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +45,13 @@ class FileParticipantDirectorySyncTest {
         FileParticipant.builder(base(), RecordEncoders.lines())
             .directorySyncer(
                 dir -> {
+                  if (synced.isEmpty()) { // the part's background sync (later: the commit's)
+                    try (var entries = Files.list(dir)) {
+                      assertTrue(
+                          entries.anyMatch(e -> e.getFileName().toString().startsWith(".part-")),
+                          "the sync began before the part existed");
+                    }
+                  }
                   syncStarted.countDown();
                   try {
                     finishSync.await();
@@ -196,5 +204,76 @@ class FileParticipantDirectorySyncTest {
       assertEquals(List.of(a, a, b), List.copyOf(synced).subList(0, 3).stream().sorted().toList());
       assertEquals(3, synced.size());
     }
+  }
+
+  /**
+   * Bucket "" first (its part's sync of the base directory may end at once), then bucket "a",
+   * which creates base/a: the base directory gained an entry after its background sync, so the
+   * pre-commit must sync it again. Each sync records what the directory held when it ran.
+   */
+  @Test
+  void aDirectoryThatGainsAnEntryAfterItsBackgroundSyncIsSyncedAgain() throws Exception {
+    List<Map.Entry<Path, List<String>>> syncs = new CopyOnWriteArrayList<>();
+    FileParticipant<CharSequence> files =
+        FileParticipant.builder(base(), RecordEncoders.lines())
+            .bucketAssigner(record -> record.toString().startsWith("a") ? "a" : "")
+            .directorySyncer(
+                dir -> {
+                  try (var entries = Files.list(dir)) {
+                    syncs.add(Map.entry(dir, entries.map(e -> e.getFileName().toString()).toList()));
+                  }
+                })
+            .build();
+    FileTransaction t = files.beginTransaction(context(1));
+    files.write(t, "in the base directory");
+    // Let the base directory's background sync run before bucket "a" is created.
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (syncs.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertEquals(1, syncs.size(), syncs.toString());
+    files.write(t, "a record for bucket a");
+    files.preCommit(t);
+    boolean baseSyncedWithA =
+        syncs.stream().anyMatch(x -> x.getKey().equals(base()) && x.getValue().contains("a"));
+    assertTrue(baseSyncedWithA, "base/a was never made durable in the base directory: " + syncs);
+    boolean aSyncedWithPart =
+        syncs.stream()
+            .anyMatch(
+                x -> x.getKey().equals(base().resolve("a"))
+                    && x.getValue().stream().anyMatch(n -> n.startsWith(".part-")));
+    assertTrue(aSyncedWithPart, "bucket a's part name was never synced: " + syncs);
+    files.close();
+  }
+
+  /**
+   * Part 0's background sync fails, the part rolls, part 1's sync of the same directory succeeds:
+   * the pre-commit still fails, since the later sync proves nothing about the earlier entry.
+   */
+  @Test
+  void anEarlierFailedSyncIsNotHiddenByALaterOneOfTheSameDirectory() throws Exception {
+    java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+    FileParticipant<CharSequence> files =
+        FileParticipant.builder(base(), RecordEncoders.lines())
+            .maxPartRecords(1)
+            .directorySyncer(
+                dir -> {
+                  if (calls.incrementAndGet() == 1) {
+                    throw new IOException("injected failure of the first directory sync");
+                  }
+                })
+            .build();
+    FileTransaction t = files.beginTransaction(context(1));
+    files.write(t, "part 0");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (calls.get() < 1 && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    files.write(t, "part 1"); // rolls: a new part, a new sync of the same directory
+    IOException e = assertThrows(IOException.class, () -> files.preCommit(t));
+    assertTrue(e.getMessage().contains("injected"), e.getMessage());
+    assertEquals(2, t.parts().size());
+    files.abort(t);
+    files.close();
   }
 }

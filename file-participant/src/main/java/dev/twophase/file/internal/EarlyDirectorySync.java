@@ -28,12 +28,12 @@ import java.util.concurrent.TimeUnit;
  * directory whose sync is queued and has not begun share it (parts rolled in quick succession).
  *
  * <p>Commits sync their directory themselves: routed through this thread, a commit that its
- * caller waits for took one more thread hand-off (about 100-200 us more per checkpoint on a 2-CPU
- * VM), and sharing that flush with the next part's did not measurably raise throughput.
+ * caller waits for took one more thread hand-off (70-300 us more per checkpoint on a 2-CPU VM),
+ * and sharing that flush with the next part's did not measurably raise throughput.
  *
  * <p>One thread at most, started on demand and ended after 30 s without work; daemon, so that a
- * participant that is never closed does not keep the JVM alive. After {@link #close()}, or if the
- * thread cannot be started, {@link #start} returns {@code null} and the caller syncs itself.
+ * participant that is never closed does not keep the JVM alive. After {@link #close()},
+ * {@link #start} returns {@code null} and the caller syncs itself.
  */
 public final class EarlyDirectorySync implements AutoCloseable {
 

@@ -123,7 +123,7 @@ public final class FileParticipant<IN>
     this.clock = b.clock;
     this.names = new FileNames(b.suffix);
     this.directorySyncer = b.directorySyncer;
-    this.earlySync = new EarlyDirectorySync(b.directorySyncer, "twophase-file-dirsync");
+    this.earlySync = new EarlyDirectorySync(b.directorySyncer, "twophase-file-dirsync " + b.base);
   }
 
   private void syncDirectory(Path dir) throws IOException {

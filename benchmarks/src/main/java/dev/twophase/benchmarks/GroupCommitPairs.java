@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.LongAdder;
  * }</pre>
  *
  * <p>Files go under {@code -Dbench.dir} or {@code benchmarks/target/} (see {@link BenchDirs}) and
- * are deleted afterwards; output goes to the console.
+ * are deleted afterwards. The results go, as {@code [pairs]} lines, to the report file of the other
+ * benchmarks ({@code bench-report.txt} next to {@code benchmarks.jar}, or {@code -Dbench.report}).
  */
 public final class GroupCommitPairs {
 
@@ -56,9 +57,9 @@ public final class GroupCommitPairs {
           perSync[i] = g.appendsPerSync;
           single[i + 1] = all.run(1, phaseNanos).rate;
           double around = (single[i] + single[i + 1]) / 2;
-          System.out.printf(
-              "pair %d: 1 appender %,.0f/s and %,.0f/s; %d appenders %,.0f/s (%.1f appends per"
-                  + " sync); ratio %.1f%n",
+          BenchReport.line(
+              "[pairs] pair %d: 1 appender %,.0f/s and %,.0f/s; %d appenders %,.0f/s (%.1f appends"
+                  + " per sync); ratio %.1f",
               i + 1, single[i], single[i + 1], appenders, group[i], perSync[i], group[i] / around);
         }
         double[] ratios = new double[pairs];
@@ -66,8 +67,8 @@ public final class GroupCommitPairs {
           ratios[i] = group[i] / ((single[i] + single[i + 1]) / 2);
         }
         Arrays.sort(ratios);
-        System.out.printf(
-            "%d appenders / 1 appender: median %.1f, range %.1f-%.1f over %d pairs%n",
+        BenchReport.line(
+            "[pairs] %d appenders / 1 appender: median %.1f, range %.1f-%.1f over %d pairs",
             appenders, median(ratios), ratios[0], ratios[pairs - 1], pairs);
       } finally {
         all.stop();

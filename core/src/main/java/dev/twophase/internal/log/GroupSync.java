@@ -15,9 +15,9 @@ import java.util.concurrent.locks.LockSupport;
  * When a force ends, the leader first hands leadership to one waiter it did not cover, which forces
  * next, and then releases the waiters it covered, which wake one another in a binary tree. Each
  * waiter is woken by one other thread only, and the next force starts after one wake-up, not after
- * as many as the group held; both matter when fsyncs are short and threads many. (Waking every waiter
- * after every force cost more CPU than the forces themselves on a 2-CPU machine; waking the covered
- * waiters one by one from the leader delayed the next force by ~0.5 ms at 64 appenders.)
+ * as many as the group held; both matter when fsyncs are short and threads many. (Waking every
+ * waiter after every force cost more CPU than the forces themselves on a 2-CPU machine; waking the
+ * covered waiters one by one from the leader delayed the next force by ~0.5 ms at 64 appenders.)
  *
  * <p>A lone appender never waits: it leads, forces and returns, so its cost is one write and one
  * force, as without group commit. There is no hand-off to a background thread.
@@ -210,10 +210,10 @@ final class GroupSync {
 
   /**
    * Wakes the first of {@code released}; each released waiter wakes up to two more before it
-   * returns (a binary tree, see {@link Waiter#wakeChildren}). One {@code unpark} costs several microseconds
-   * on a virtual machine, and a group can hold dozens of waiters: woken one by one by the leader,
-   * they would delay the next force by the sum and keep one CPU busy, while the tree spreads the
-   * wake-ups over every CPU and wakes the last waiter after only log2(n) steps.
+   * returns (a binary tree, see {@link Waiter#wakeChildren}). One {@code unpark} costs several
+   * microseconds on a virtual machine, and a group can hold dozens of waiters: woken one by one by
+   * the leader, they would delay the next force by the sum and keep one CPU busy, while the tree
+   * spreads the wake-ups over every CPU and wakes the last waiter after only log2(n) steps.
    */
   private static void wakeReleased(Waiter[] released) {
     if (released.length > 0) {

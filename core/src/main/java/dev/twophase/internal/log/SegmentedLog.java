@@ -30,15 +30,15 @@ import org.slf4j.LoggerFactory;
  * compaction. Format and recovery rules: {@link LogFormat}.
  *
  * <h2>Concurrency</h2>
- * Appends encode and write their record under the append lock and take a sequence number; then,
- * outside it, they wait for durability: if a force already covered their sequence number they
- * return; otherwise, if the force lock is free, they take it and force everything written so far
- * (they lead); if another thread holds it, they park until it is done and check again. Waiters never
- * queue on the force lock, so records made durable by one force are released at once rather than
- * behind the next leader's force. A lone appender pays one write and one force, and concurrent
- * appenders share forces; no thread hands its work to another. Rolling to a new segment (and
- * compaction) runs under the append lock. Lock order: append lock, then force lock; the force path
- * never takes the append lock.
+ * Appends encode their record into a staging buffer under the append lock and take a sequence
+ * number; then, outside it, they wait for durability in {@link GroupSync}: if a force already
+ * covered their sequence number they return; if no force runs, they lead: they take the append
+ * lock briefly to write everything staged in one {@code write}, then force; otherwise they park
+ * until a leader releases them or hands them the lead. A lone appender pays one write and one
+ * force on its own thread, and concurrent appenders share forces. Rolling to a new segment (and
+ * compaction) runs under the append lock. Order: leadership (or {@code runExclusive}) before the
+ * append lock, the append lock before GroupSync's monitor; nobody waits for leadership while
+ * holding the append lock.
  *
  * <p>After a failed write or force the outcome of the appends involved is unknown; the log turns
  * unusable and every later append fails fast. A failed force is never retried.

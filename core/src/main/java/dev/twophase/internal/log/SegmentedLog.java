@@ -265,11 +265,18 @@ public final class SegmentedLog implements AutoCloseable {
    * @throws IllegalArgumentException if {@code checkpointId} is below the entry's last state
    */
   public void appendState(CoordinatorEntry entry, long checkpointId, byte[] payload) {
-    // An interrupted thread would close the shared channel on its next I/O (FileChannel is
-    // interruptible) and so break the log for every coordinator: hold the flag back meanwhile.
+    holdingInterrupt(() -> doAppendState(entry, checkpointId, payload));
+  }
+
+  /**
+   * Runs {@code action} with the thread's interrupt flag cleared and sets it again afterwards: an
+   * interrupted thread would close the shared channel on its next I/O (FileChannel is
+   * interruptible) and so break the log for every coordinator.
+   */
+  private static void holdingInterrupt(Runnable action) {
     boolean interrupted = Thread.interrupted();
     try {
-      doAppendState(entry, checkpointId, payload);
+      action.run();
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
@@ -307,13 +314,7 @@ public final class SegmentedLog implements AutoCloseable {
         throw fail(e, entry, checkpointId, "write");
       }
       entry.setState(checkpointId, epoch, owned);
-      seq = writtenSeq + 1;
-      writtenSeq = seq;
-      try {
-        maybeRoll();
-      } catch (IOException e) {
-        throw fail(e, entry, checkpointId, "compaction");
-      }
+      seq = recordWritten(entry, checkpointId);
     } finally {
       appendLock.unlock();
     }
@@ -322,14 +323,7 @@ public final class SegmentedLog implements AutoCloseable {
 
   /** Appends a COMPLETED record for {@code entry} if it raises its mark. Not forced. */
   public void appendCompletion(CoordinatorEntry entry, long checkpointId) {
-    boolean interrupted = Thread.interrupted();
-    try {
-      doAppendCompletion(entry, checkpointId);
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    holdingInterrupt(() -> doAppendCompletion(entry, checkpointId));
   }
 
   private void doAppendCompletion(CoordinatorEntry entry, long checkpointId) {
@@ -350,34 +344,39 @@ public final class SegmentedLog implements AutoCloseable {
         throw fail(e, entry, checkpointId, "write of a completion mark");
       }
       entry.complete(checkpointId, epoch);
-      writtenSeq = writtenSeq + 1;
-      try {
-        maybeRoll();
-      } catch (IOException e) {
-        throw fail(e, entry, checkpointId, "compaction");
-      }
+      recordWritten(entry, checkpointId);
     } finally {
       appendLock.unlock();
     }
   }
 
+  /** Under the append lock, after a record was staged: numbers it and rolls if due. */
+  private long recordWritten(CoordinatorEntry entry, long checkpointId) {
+    long seq = writtenSeq + 1;
+    writtenSeq = seq;
+    try {
+      maybeRoll();
+    } catch (IOException e) {
+      throw fail(e, entry, checkpointId, "compaction");
+    }
+    return seq;
+  }
+
   /** Rolls to a new segment holding only the live state now, and deletes the older ones. */
   public void compact() {
-    boolean interrupted = Thread.interrupted();
-    appendLock.lock();
-    try {
-      checkWritable(null, -1);
+    holdingInterrupt(() -> {
+      appendLock.lock();
       try {
-        roll();
-      } catch (IOException e) {
-        throw fail(e, null, -1, "compaction");
+        checkWritable(null, -1);
+        try {
+          roll();
+        } catch (IOException e) {
+          throw fail(e, null, -1, "compaction");
+        }
+      } finally {
+        appendLock.unlock();
       }
-    } finally {
-      appendLock.unlock();
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    });
   }
 
   private void tornWriteAndHalt(ByteBuffer buf) {

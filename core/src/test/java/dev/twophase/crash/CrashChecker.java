@@ -6,7 +6,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -142,26 +141,14 @@ public final class CrashChecker {
       }
       sb.append('\n');
     }
-    Path tmp = report.resolveSibling(report.getFileName() + ".tmp");
-    Files.writeString(tmp, sb, StandardCharsets.US_ASCII);
-    Files.move(tmp, report, StandardCopyOption.ATOMIC_MOVE);
+    ChildProgram.writeReport(report, sb.toString());
   }
 
   public static RecoveryReport readRecoveryReport(Path report) throws IOException {
-    Properties props = new Properties();
-    try (var in = Files.newBufferedReader(report, StandardCharsets.US_ASCII)) {
-      props.load(in);
-    }
+    Properties props = ChildProgram.readReport(report);
     Map<String, TreeMap<Long, Integer>> committed = new TreeMap<>();
     for (String p : PARTICIPANTS) {
-      TreeMap<Long, Integer> records = new TreeMap<>();
-      String list = props.getProperty(p, "").trim();
-      if (!list.isEmpty()) {
-        for (String s : list.split(",")) {
-          records.merge(Long.parseLong(s.trim()), 1, Integer::sum);
-        }
-      }
-      committed.put(p, records);
+      committed.put(p, ChildProgram.counts(props.getProperty(p, "")));
     }
     return new RecoveryReport(
         Long.parseLong(props.getProperty("position")), Long.parseLong(props.getProperty("checkpoint")), committed);

@@ -1,7 +1,5 @@
 package dev.twophase.crash;
 
-import dev.twophase.ApplicationState;
-import dev.twophase.Codecs;
 import dev.twophase.Coordinator;
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.FileStateLog;
@@ -10,7 +8,6 @@ import dev.twophase.StateLog;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -42,22 +39,10 @@ public final class CrashChild {
   public static final String SEGMENT_BYTES = "twophase.crash.segmentBytes";
   public static final String BYSTANDERS = "twophase.crash.bystanders";
 
-  private long position;
-  private long restoredCheckpoint;
+  private final ChildProgram.Position position = new ChildProgram.Position();
 
   public static void main(String[] args) {
-    try {
-      new CrashChild().run(args);
-    } catch (Throwable t) {
-      System.out.println("FAILED " + t);
-      t.printStackTrace();
-      System.out.flush();
-      System.err.flush();
-      Runtime.getRuntime().halt(1);
-    }
-    System.out.println("DONE");
-    System.out.flush();
-    System.exit(0);
+    ChildProgram.main(() -> new CrashChild().run(args));
   }
 
   private void run(String[] args) throws Exception {
@@ -77,17 +62,9 @@ public final class CrashChild {
     long segmentBytes = Long.getLong(SEGMENT_BYTES, 0);
     int bystanders = Integer.getInteger(BYSTANDERS, 0);
 
-    try (StateLog log = segmentBytes > 0
-        ? FileStateLog.builder(stateDir).segmentBytes(segmentBytes).build()
-        : FileStateLog.open(stateDir)) {
-      List<Coordinator> idle = new ArrayList<>();
-      for (int i = 0; i < bystanders; i++) {
-        // Idle coordinators sorted before and after ours, so compaction copies several states.
-        String id = (i % 2 == 0 ? "a-bystander-" : "z-bystander-") + i;
-        idle.add(Coordinator.builder(id, log)
-            .participant("p", new DiskParticipant(dataDir.resolve("bystanders").resolve(id)))
-            .build());
-      }
+    try (StateLog log = ChildProgram.openLog(stateDir, segmentBytes)) {
+      List<Coordinator> idle = ChildProgram.bystanders(log, bystanders, "a-bystander-", "z-bystander-",
+          id -> new DiskParticipant(dataDir.resolve("bystanders").resolve(id)));
 
       DiskParticipant a = new DiskParticipant(dataDir.resolve("a"));
       DiskParticipant b = new DiskParticipant(dataDir.resolve("b"));
@@ -101,29 +78,21 @@ public final class CrashChild {
           .participant("a", a)
           .participant("b", b)
           .config(config.build())
-          .applicationState(ApplicationState.of(
-              Codecs.json(Long.class),
-              id -> position,
-              (restored, id) -> {
-                position = restored;
-                restoredCheckpoint = id;
-              }))
+          .applicationState(position.state())
           .build();
 
       // Right after recovery: what is visible must be exactly what the restored position says.
-      CrashChecker.writeRecoveryReport(report, position, restoredCheckpoint, dataDir);
-      System.out.println("RECOVERED position=" + position + " checkpoint=" + restoredCheckpoint
-          + " epoch=" + coordinator.ownerEpoch());
-      System.out.flush();
+      CrashChecker.writeRecoveryReport(report, position.next, position.restoredCheckpoint, dataDir);
+      position.printRecovered(coordinator);
 
       Output<Long> outA = coordinator.output(a);
       Output<Long> outB = coordinator.output(b);
       long sinceCheckpoint = 0;
-      while (position < n) {
-        long record = position;
+      while (position.next < n) {
+        long record = position.next;
         outA.write(record);
         outB.write(record);
-        position = record + 1;
+        position.next = record + 1;
         if (explicit) {
           if (++sinceCheckpoint == k) {
             sinceCheckpoint = 0;

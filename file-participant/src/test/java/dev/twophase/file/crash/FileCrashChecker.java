@@ -2,12 +2,13 @@ package dev.twophase.file.crash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.twophase.crash.ChildProgram;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -150,28 +151,16 @@ public final class FileCrashChecker {
       problems.addAll(v.problems());
     }
     props.setProperty("problems", String.join(" | ", problems));
-    Path tmp = report.resolveSibling(report.getFileName() + ".tmp");
-    try (var out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
-      props.store(out, null);
-    }
-    Files.move(tmp, report, StandardCopyOption.ATOMIC_MOVE);
+    StringWriter text = new StringWriter();
+    props.store(text, null);
+    ChildProgram.writeReport(report, text.toString());
   }
 
   public static Report readReport(Path report) throws IOException {
-    Properties props = new Properties();
-    try (var in = Files.newBufferedReader(report, StandardCharsets.UTF_8)) {
-      props.load(in);
-    }
+    Properties props = ChildProgram.readReport(report);
     Map<String, TreeMap<Long, Integer>> visible = new TreeMap<>();
     for (String d : DIRS) {
-      TreeMap<Long, Integer> records = new TreeMap<>();
-      String list = props.getProperty(d, "").trim();
-      if (!list.isEmpty()) {
-        for (String s : list.split(",")) {
-          records.merge(Long.parseLong(s.trim()), 1, Integer::sum);
-        }
-      }
-      visible.put(d, records);
+      visible.put(d, ChildProgram.counts(props.getProperty(d, "")));
     }
     String problems = props.getProperty("problems", "").trim();
     return new Report(Long.parseLong(props.getProperty("position")), Long.parseLong(props.getProperty("checkpoint")),

@@ -1,18 +1,16 @@
 package dev.twophase.file.crash;
 
-import dev.twophase.ApplicationState;
-import dev.twophase.Codecs;
 import dev.twophase.Coordinator;
-import dev.twophase.CoordinatorConfig;
 import dev.twophase.FileStateLog;
+import dev.twophase.CoordinatorConfig;
 import dev.twophase.Output;
 import dev.twophase.StateLog;
+import dev.twophase.crash.ChildProgram;
 import dev.twophase.file.FileParticipant;
 import dev.twophase.file.RecordEncoders;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -47,8 +45,7 @@ public final class FileCrashChild {
   /** A JSON record. */
   public record Rec(long n, String text) {}
 
-  private long position;
-  private long restoredCheckpoint;
+  private final ChildProgram.Position position = new ChildProgram.Position();
 
   /** The bucket of input n in directory a. */
   public static String bucketOf(long n) {
@@ -64,18 +61,7 @@ public final class FileCrashChild {
   }
 
   public static void main(String[] args) {
-    try {
-      new FileCrashChild().run(args);
-    } catch (Throwable t) {
-      System.out.println("FAILED " + t);
-      t.printStackTrace();
-      System.out.flush();
-      System.err.flush();
-      Runtime.getRuntime().halt(1);
-    }
-    System.out.println("DONE");
-    System.out.flush();
-    System.exit(0);
+    ChildProgram.main(() -> new FileCrashChild().run(args));
   }
 
   private void run(String[] args) throws Exception {
@@ -90,16 +76,9 @@ public final class FileCrashChild {
     long segmentBytes = Long.getLong(SEGMENT_BYTES, 0);
     int bystanders = Integer.getInteger(BYSTANDERS, 0);
 
-    try (StateLog log = segmentBytes > 0
-        ? FileStateLog.builder(stateDir).segmentBytes(segmentBytes).build()
-        : FileStateLog.open(stateDir)) {
-      List<Coordinator> idle = new ArrayList<>();
-      for (int i = 0; i < bystanders; i++) {
-        String id = (i % 2 == 0 ? "abystander" : "zbystander") + i;
-        idle.add(Coordinator.builder(id, log)
-            .participant("p", FileParticipant.builder(dataDir.resolve("bystanders").resolve(id), RecordEncoders.lines()).build())
-            .build());
-      }
+    try (StateLog log = ChildProgram.openLog(stateDir, segmentBytes)) {
+      List<Coordinator> idle = ChildProgram.bystanders(log, bystanders, "abystander", "zbystander",
+          id -> FileParticipant.builder(dataDir.resolve("bystanders").resolve(id), RecordEncoders.lines()).build());
 
       FileParticipant<CharSequence> lines = FileParticipant.builder(dataDir.resolve("a"), RecordEncoders.lines())
           .maxPartRecords(3)
@@ -117,29 +96,21 @@ public final class FileCrashChild {
               .commitRetryBackoff(Duration.ofMillis(10), Duration.ofMillis(200), 2.0)
               .closeTimeout(Duration.ofSeconds(30))
               .build())
-          .applicationState(ApplicationState.of(
-              Codecs.json(Long.class),
-              id -> position,
-              (restored, id) -> {
-                position = restored;
-                restoredCheckpoint = id;
-              }))
+          .applicationState(position.state())
           .build();
 
       // Right after recovery: what is visible must be exactly what the restored position says.
-      FileCrashChecker.writeReport(report, position, restoredCheckpoint, dataDir);
-      System.out.println("RECOVERED position=" + position + " checkpoint=" + restoredCheckpoint
-          + " epoch=" + coordinator.ownerEpoch());
-      System.out.flush();
+      FileCrashChecker.writeReport(report, position.next, position.restoredCheckpoint, dataDir);
+      position.printRecovered(coordinator);
 
       Output<CharSequence> outLines = coordinator.output(lines);
       Output<Object> outJson = coordinator.output(json);
       long sinceCheckpoint = 0;
-      while (position < n) {
-        long record = position;
+      while (position.next < n) {
+        long record = position.next;
         outLines.write(line(record));
         outJson.write(new Rec(record, jsonText(record)));
-        position = record + 1;
+        position.next = record + 1;
         if (++sinceCheckpoint == k) {
           sinceCheckpoint = 0;
           coordinator.checkpoint();

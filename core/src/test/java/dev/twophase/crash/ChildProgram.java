@@ -1,0 +1,143 @@
+package dev.twophase.crash;
+
+import dev.twophase.ApplicationState;
+import dev.twophase.Codecs;
+import dev.twophase.Coordinator;
+import dev.twophase.FileStateLog;
+import dev.twophase.Participant;
+import dev.twophase.StateLog;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * What the programs that crash tests run in a child JVM ({@link CrashChild} here, the file
+ * participant's {@code FileCrashChild}) share: the main's exit protocol, the state log, idle
+ * coordinators sharing it, the input position kept as application state, and the counts their
+ * reports carry. Each program keeps its own participants, outputs and report.
+ */
+public final class ChildProgram {
+
+  private ChildProgram() {}
+
+  /** A child program's work. */
+  @FunctionalInterface
+  public interface Body {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code body} as a child's {@code main}: prints {@code DONE} and exits 0 when it returns;
+   * prints {@code FAILED <exception>} and halts with status 1 when it throws. (A crash point halts
+   * with status 86 inside it.)
+   */
+  public static void main(Body body) {
+    try {
+      body.run();
+    } catch (Throwable t) {
+      System.out.println("FAILED " + t);
+      t.printStackTrace();
+      System.out.flush();
+      System.err.flush();
+      Runtime.getRuntime().halt(1);
+    }
+    System.out.println("DONE");
+    System.out.flush();
+    System.exit(0);
+  }
+
+  /** The child's log: a {@link FileStateLog} in {@code dir}, with that segment size if positive. */
+  public static StateLog openLog(Path dir, long segmentBytes) {
+    return segmentBytes > 0
+        ? FileStateLog.builder(dir).segmentBytes(segmentBytes).build()
+        : FileStateLog.open(dir);
+  }
+
+  /**
+   * {@code count} idle coordinators on {@code log}, named {@code <before><i>} and
+   * {@code <after><i>} alternately so that they sort before and after the program's own, each
+   * with the participant {@code participant} makes for its name: compaction then copies several
+   * coordinators' states.
+   */
+  public static List<Coordinator> bystanders(
+      StateLog log, int count, String before, String after, ParticipantFactory participant)
+      throws Exception {
+    List<Coordinator> idle = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      String id = (i % 2 == 0 ? before : after) + i;
+      idle.add(Coordinator.builder(id, log).participant("p", participant.create(id)).build());
+    }
+    return idle;
+  }
+
+  /** Makes the participant of an idle coordinator, given the coordinator's id. */
+  @FunctionalInterface
+  public interface ParticipantFactory {
+    Participant<?, ?> create(String coordinatorId) throws Exception;
+  }
+
+  /**
+   * The next input to read, kept as the application state of every checkpoint and restored with
+   * the checkpoint that holds it.
+   */
+  public static final class Position {
+    /** The next input; the program advances it as it reads. */
+    public long next;
+    /** The checkpoint the position was restored from (0 if none). */
+    public long restoredCheckpoint;
+
+    public ApplicationState<Long> state() {
+      return ApplicationState.of(
+          Codecs.json(Long.class),
+          id -> next,
+          (restored, id) -> {
+            next = restored;
+            restoredCheckpoint = id;
+          });
+    }
+
+    /** Prints {@code RECOVERED position=P checkpoint=C epoch=E}, which the tests read. */
+    public void printRecovered(Coordinator coordinator) {
+      System.out.println("RECOVERED position=" + next + " checkpoint=" + restoredCheckpoint
+          + " epoch=" + coordinator.ownerEpoch());
+      System.out.flush();
+    }
+  }
+
+  /**
+   * Replaces {@code report} with {@code text} (UTF-8) in one atomic rename, so that a reader, or a
+   * child killed meanwhile, never leaves a half-written report.
+   */
+  public static void writeReport(Path report, String text) throws IOException {
+    Path tmp = report.resolveSibling(report.getFileName() + ".tmp");
+    Files.writeString(tmp, text, StandardCharsets.UTF_8);
+    Files.move(tmp, report, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /** Reads a report written by {@link #writeReport} as properties. */
+  public static Properties readReport(Path report) throws IOException {
+    Properties props = new Properties();
+    try (var in = Files.newBufferedReader(report, StandardCharsets.UTF_8)) {
+      props.load(in);
+    }
+    return props;
+  }
+
+  /** How often each record occurs in a report's comma-separated list ({@code ""}: none). */
+  public static TreeMap<Long, Integer> counts(String list) {
+    TreeMap<Long, Integer> records = new TreeMap<>();
+    String trimmed = list.trim();
+    if (!trimmed.isEmpty()) {
+      for (String s : trimmed.split(",")) {
+        records.merge(Long.parseLong(s.trim()), 1, Integer::sum);
+      }
+    }
+    return records;
+  }
+}

@@ -12,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -139,5 +141,31 @@ public final class ChildProgram {
       }
     }
     return records;
+  }
+
+  /** Compresses numbers, in any order, into sorted ranges for messages: "0..9, 12, 20..29". */
+  public static String ranges(Collection<Long> numbers) {
+    List<Long> sorted = new ArrayList<>(numbers);
+    Collections.sort(sorted);
+    if (sorted.isEmpty()) {
+      return "{}";
+    }
+    StringBuilder sb = new StringBuilder();
+    long start = sorted.get(0);
+    long prev = start;
+    for (int i = 1; i <= sorted.size(); i++) {
+      if (i < sorted.size() && sorted.get(i) == prev + 1) {
+        prev = sorted.get(i);
+        continue;
+      }
+      if (sb.length() > 0) {
+        sb.append(", ");
+      }
+      sb.append(start == prev ? String.valueOf(start) : start + ".." + prev);
+      if (i < sorted.size()) {
+        start = prev = sorted.get(i);
+      }
+    }
+    return sb.toString();
   }
 }

@@ -1,5 +1,7 @@
 package dev.twophase.crash;
 
+import static dev.twophase.crash.ChildProgram.ranges;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -226,40 +228,16 @@ public final class CrashChecker {
       f.messages.add(what + ": " + missing.size() + " record(s) missing of 0.." + (expectedEnd - 1) + ": " + ranges(missing));
     }
     if (!dup.isEmpty()) {
-      f.messages.add(what + ": duplicated: " + ranges(new ArrayList<>(dup)));
+      f.messages.add(what + ": duplicated: " + ranges(dup));
     }
     if (!beyond.isEmpty()) {
-      f.messages.add(what + ": visible beyond the decided end " + expectedEnd + ": " + ranges(new ArrayList<>(beyond)));
+      f.messages.add(what + ": visible beyond the decided end " + expectedEnd + ": " + ranges(beyond));
     }
   }
 
   /** "0..9 (10 records, 0 duplicated)". */
   static String summary(TreeMap<Long, Integer> records) {
     long total = records.values().stream().mapToLong(Integer::longValue).sum();
-    return ranges(new ArrayList<>(records.keySet())) + " (" + total + " records)";
-  }
-
-  /** Compresses sorted numbers into ranges: "0..9, 12, 20..29". */
-  static String ranges(List<Long> sorted) {
-    if (sorted.isEmpty()) {
-      return "{}";
-    }
-    StringBuilder sb = new StringBuilder();
-    long start = sorted.get(0);
-    long prev = start;
-    for (int i = 1; i <= sorted.size(); i++) {
-      if (i < sorted.size() && sorted.get(i) == prev + 1) {
-        prev = sorted.get(i);
-        continue;
-      }
-      if (sb.length() > 0) {
-        sb.append(", ");
-      }
-      sb.append(start == prev ? String.valueOf(start) : start + ".." + prev);
-      if (i < sorted.size()) {
-        start = prev = sorted.get(i);
-      }
-    }
-    return sb.toString();
+    return ranges(records.keySet()) + " (" + total + " records)";
   }
 }

@@ -1,5 +1,7 @@
 package dev.twophase.file.crash;
 
+import static dev.twophase.crash.ChildProgram.ranges;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.twophase.crash.ChildProgram;
@@ -10,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -178,8 +179,8 @@ public final class FileCrashChecker {
           findings);
     }
     if (!report.visible().get("a").equals(report.visible().get("b"))) {
-      findings.add("after recovery the directories differ (atomicity): a=" + ranges(report.visible().get("a"))
-          + " b=" + ranges(report.visible().get("b")));
+      findings.add("after recovery the directories differ (atomicity): a=" + ranges(report.visible().get("a").keySet())
+          + " b=" + ranges(report.visible().get("b").keySet()));
     }
     return findings;
   }
@@ -196,7 +197,7 @@ public final class FileCrashChecker {
       findings.addAll(v.problems());
       checkExactlyPrefix(v.records(), n, "at the end, directory " + d, findings);
       if (first != null && !first.equals(v.records())) {
-        findings.add("at the end the directories differ: a=" + ranges(first) + " b=" + ranges(v.records()));
+        findings.add("at the end the directories differ: a=" + ranges(first.keySet()) + " b=" + ranges(v.records().keySet()));
       }
       first = v.records();
       List<String> left = new ArrayList<>(inProgressFiles(dataDir.resolve(d)));
@@ -234,37 +235,12 @@ public final class FileCrashChecker {
       findings.add(what + ": missing " + ranges(missing));
     }
     if (!duplicated.isEmpty()) {
-      findings.add(what + ": duplicated " + ranges(new ArrayList<>(duplicated)));
+      findings.add(what + ": duplicated " + ranges(duplicated));
     }
     if (!beyond.isEmpty()) {
-      findings.add(what + ": visible beyond the decided end " + end + ": " + ranges(new ArrayList<>(beyond)));
+      findings.add(what + ": visible beyond the decided end " + end + ": " + ranges(beyond));
     }
   }
 
-  static String ranges(TreeMap<Long, Integer> records) {
-    return ranges(new ArrayList<>(records.keySet()));
-  }
 
-  /** "0..9, 12, 20..29". */
-  static String ranges(List<Long> numbers) {
-    List<Long> sorted = new ArrayList<>(numbers);
-    Collections.sort(sorted);
-    if (sorted.isEmpty()) {
-      return "{}";
-    }
-    StringBuilder sb = new StringBuilder();
-    long start = sorted.get(0);
-    long prev = start;
-    for (int i = 1; i <= sorted.size(); i++) {
-      if (i < sorted.size() && sorted.get(i) == prev + 1) {
-        prev = sorted.get(i);
-        continue;
-      }
-      sb.append(sb.length() == 0 ? "" : ", ").append(start == prev ? String.valueOf(start) : start + ".." + prev);
-      if (i < sorted.size()) {
-        start = prev = sorted.get(i);
-      }
-    }
-    return sb.toString();
-  }
 }

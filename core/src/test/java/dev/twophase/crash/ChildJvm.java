@@ -1,9 +1,13 @@
 package dev.twophase.crash;
 
+import dev.twophase.internal.Faults;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +60,74 @@ public final class ChildJvm {
       p.waitFor(10, TimeUnit.SECONDS);
     }
     return new Result(finished ? p.exitValue() : -1, !finished);
+  }
+
+  /**
+   * A finished child of a crash scenario: its number within the scenario, the crash point it was
+   * armed with ({@code null}: none), how it ended, and its files.
+   */
+  public record Run(
+      int number, String crashAt, int exitCode, boolean timedOut,
+      Path stdout, Path stderr, Path threads, Path report) {
+
+    /** Whether the child got through recovery and wrote its report. */
+    public boolean recovered() {
+      return Files.exists(report);
+    }
+
+    public String out() {
+      return read(stdout);
+    }
+
+    public String err() {
+      return read(stderr);
+    }
+
+    /** Everything about this child, for an assertion message. */
+    public String describe() {
+      return "child #" + number + " crashAt=" + crashAt
+          + (timedOut ? " TIMED OUT" : " exit=" + exitCode)
+          + "\n--- stdout (" + stdout + ")\n" + tail(out()) + "\n--- stderr (" + stderr + ")\n"
+          + tail(err()) + "\n---"
+          + (timedOut ? "\n--- threads at the timeout\n" + tail(read(threads)) + "\n---" : "");
+    }
+
+    private static String read(Path file) {
+      try {
+        return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+      } catch (IOException e) {
+        return "(could not read " + file + ": " + e + ")";
+      }
+    }
+
+    private static String tail(String s) {
+      int max = 12_000;
+      return s.length() <= max ? s : "...(" + (s.length() - max) + " chars cut)...\n" + s.substring(s.length() - max);
+    }
+  }
+
+  /**
+   * Runs child number {@code number} of a scenario in {@code dir}: {@code main} with
+   * {@code properties}, armed with {@code crashAt} ("POINT" or "POINT:n", or {@code null}), and
+   * {@code args} followed by the path of its report. Its files are {@code child-<number>.out},
+   * {@code .err}, {@code .threads} (if it hangs) and {@code .recovered} (the report) in
+   * {@code dir}.
+   */
+  public static Run runNumbered(
+      Path dir, int number, Class<?> main, Map<String, String> properties, String crashAt,
+      List<String> args, Duration timeout) throws IOException, InterruptedException {
+    Path stdout = dir.resolve("child-" + number + ".out");
+    Path stderr = dir.resolve("child-" + number + ".err");
+    Path threads = dir.resolve("child-" + number + ".threads");
+    Path report = dir.resolve("child-" + number + ".recovered");
+    Map<String, String> props = new LinkedHashMap<>(properties);
+    if (crashAt != null) {
+      props.put(Faults.PROPERTY, crashAt);
+    }
+    List<String> allArgs = new ArrayList<>(args);
+    allArgs.add(report.toString());
+    Result result = run(command(main, props, allArgs), stdout, stderr, threads, timeout);
+    return new Run(number, crashAt, result.exitCode(), result.timedOut(), stdout, stderr, threads, report);
   }
 
   /** Saves the threads of a hung child, to show where it hangs. */

@@ -2,7 +2,6 @@ package dev.twophase.crash;
 
 import dev.twophase.internal.Faults;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,7 +70,7 @@ public final class CrashScenario {
         + " bystanders=" + bystanders + " dir=" + root + "]";
   }
 
-  /** A finished child JVM. */
+  /** A finished child JVM (see {@link ChildJvm.Run}), with what this scenario reads from it. */
   public final class Child {
     public final int number;
     public final String crashAt;
@@ -80,15 +79,17 @@ public final class CrashScenario {
     public final Path stdout;
     public final Path stderr;
     public final Path report;
+    private final ChildJvm.Run run;
 
-    Child(int number, String crashAt, int exitCode, boolean timedOut, Path stdout, Path stderr, Path report) {
-      this.number = number;
-      this.crashAt = crashAt;
-      this.exitCode = exitCode;
-      this.timedOut = timedOut;
-      this.stdout = stdout;
-      this.stderr = stderr;
-      this.report = report;
+    Child(ChildJvm.Run run) {
+      this.run = run;
+      this.number = run.number();
+      this.crashAt = run.crashAt();
+      this.exitCode = run.exitCode();
+      this.timedOut = run.timedOut();
+      this.stdout = run.stdout();
+      this.stderr = run.stderr();
+      this.report = run.report();
     }
 
     public boolean crashed() {
@@ -101,7 +102,7 @@ public final class CrashScenario {
 
     /** Whether the child got through recovery and reported what it saw. */
     public boolean recovered() {
-      return Files.exists(report);
+      return run.recovered();
     }
 
     public CrashChecker.RecoveryReport recoveryReport() throws IOException {
@@ -109,11 +110,11 @@ public final class CrashScenario {
     }
 
     public String out() {
-      return read(stdout);
+      return run.out();
     }
 
     public String err() {
-      return read(stderr);
+      return run.err();
     }
 
     /** Whether the child logged the injected crash of {@code point}. */
@@ -123,32 +124,20 @@ public final class CrashScenario {
 
     /** Everything about this child, for an assertion message. */
     public String describe() {
-      return "child #" + number + " of " + CrashScenario.this + " crashAt=" + crashAt
-          + (timedOut ? " TIMED OUT after " + CHILD_TIMEOUT : " exit=" + exitCode)
-          + "\n--- stdout (" + stdout + ")\n" + tail(out()) + "\n--- stderr (" + stderr + ")\n"
-          + tail(err()) + "\n---"
-          + (timedOut ? "\n--- threads at the timeout\n" + tail(read(root.resolve("child-" + number + ".threads"))) + "\n---" : "");
+      return "of " + CrashScenario.this + (timedOut ? ", timeout " + CHILD_TIMEOUT : "") + ": "
+          + run.describe();
     }
   }
 
   /** Runs the next child, armed with {@code crashAt} ("POINT" or "POINT:n"), or clean if null. */
   public Child run(String crashAt) throws IOException, InterruptedException {
-    int number = children.size() + 1;
-    Path stdout = root.resolve("child-" + number + ".out");
-    Path stderr = root.resolve("child-" + number + ".err");
-    Path report = root.resolve("child-" + number + ".recovered");
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put(CrashChild.SEGMENT_BYTES, Long.toString(segmentBytes));
     properties.put(CrashChild.BYSTANDERS, Integer.toString(bystanders));
-    if (crashAt != null) {
-      properties.put(Faults.PROPERTY, crashAt);
-    }
-    List<String> cmd = ChildJvm.command(CrashChild.class, properties, List.of(
-        stateDir().toString(), dataDir().toString(), Long.toString(n), Integer.toString(k), mode,
-        report.toString()));
-    ChildJvm.Result result =
-        ChildJvm.run(cmd, stdout, stderr, root.resolve("child-" + number + ".threads"), CHILD_TIMEOUT);
-    Child child = new Child(number, crashAt, result.exitCode(), result.timedOut(), stdout, stderr, report);
+    Child child = new Child(ChildJvm.runNumbered(root, children.size() + 1, CrashChild.class, properties,
+        crashAt, List.of(stateDir().toString(), dataDir().toString(), Long.toString(n),
+            Integer.toString(k), mode),
+        CHILD_TIMEOUT));
     children.add(child);
     return child;
   }
@@ -164,18 +153,5 @@ public final class CrashScenario {
       cp = System.getProperty("java.class.path");
     }
     return cp;
-  }
-
-  private static String read(Path file) {
-    try {
-      return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
-    } catch (IOException e) {
-      return "(could not read " + file + ": " + e + ")";
-    }
-  }
-
-  private static String tail(String s) {
-    int max = 12_000;
-    return s.length() <= max ? s : "...(" + (s.length() - max) + " chars cut)...\n" + s.substring(s.length() - max);
   }
 }

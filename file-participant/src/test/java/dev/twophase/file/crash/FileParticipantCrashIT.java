@@ -10,7 +10,6 @@ import dev.twophase.crash.CrashScenario;
 import dev.twophase.internal.CrashPoint;
 import dev.twophase.internal.Faults;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -73,11 +72,11 @@ class FileParticipantCrashIT {
     boolean compaction = point == CrashPoint.DURING_COMPACTION;
     Scenario s = new Scenario(tmp, compaction ? SMALL_SEGMENTS : 0, compaction ? 2 : 0);
 
-    Child crashed = s.run(point + ":" + hit);
+    ChildJvm.Run crashed = s.run(point + ":" + hit);
     assertCrashedAt(crashed, point);
     checkReportIfAny(crashed);
 
-    Child clean = s.run(null);
+    ChildJvm.Run clean = s.run(null);
     assertDone(clean);
     FileCrashChecker.Report report = checkReport(clean);
     assertRestoredPosition(point, hit, report.position(), clean);
@@ -93,14 +92,14 @@ class FileParticipantCrashIT {
   @ValueSource(ints = {1, 2})
   void crashDuringRecoveryCommit(int hit) throws Exception {
     Scenario s = new Scenario(tmp, 0, 0);
-    Child first = s.run(CrashPoint.AFTER_LOG_APPEND + ":3");
+    ChildJvm.Run first = s.run(CrashPoint.AFTER_LOG_APPEND + ":3");
     assertCrashedAt(first, CrashPoint.AFTER_LOG_APPEND);
 
-    Child during = s.run(CrashPoint.DURING_RECOVERY_COMMIT + ":" + hit);
+    ChildJvm.Run during = s.run(CrashPoint.DURING_RECOVERY_COMMIT + ":" + hit);
     assertCrashedAt(during, CrashPoint.DURING_RECOVERY_COMMIT);
     assertFalse(during.recovered(), "the child crashed inside recovery, yet reported it recovered\n" + during.describe());
 
-    Child clean = s.run(null);
+    ChildJvm.Run clean = s.run(null);
     assertDone(clean);
     FileCrashChecker.Report report = checkReport(clean);
     assertEquals(3L * K, report.position(),
@@ -119,11 +118,11 @@ class FileParticipantCrashIT {
         CrashPoint.BETWEEN_COMMITS + ":3",
         CrashPoint.DURING_COMPACTION + ":2",
         CrashPoint.AFTER_COMMITS + ":2")) {
-      Child c = s.run(p);
+      ChildJvm.Run c = s.run(p);
       assertCrashedAt(c, CrashPoint.valueOf(p.substring(0, p.indexOf(':'))));
       checkReportIfAny(c);
     }
-    Child clean = s.run(null);
+    ChildJvm.Run clean = s.run(null);
     assertDone(clean);
     checkReport(clean);
     assertFinal(s);
@@ -133,11 +132,11 @@ class FileParticipantCrashIT {
   @Test
   void cleanRunsWithoutCrash() throws Exception {
     Scenario s = new Scenario(tmp, 0, 0);
-    Child clean = s.run(null);
+    ChildJvm.Run clean = s.run(null);
     assertDone(clean);
     assertEquals(0, checkReport(clean).position(), clean.describe());
     assertFinal(s);
-    Child again = s.run(null);
+    ChildJvm.Run again = s.run(null);
     assertDone(again);
     assertEquals(N, checkReport(again).position(), again.describe());
     assertFinal(s);
@@ -147,34 +146,34 @@ class FileParticipantCrashIT {
 
   // ------------------------------------------------------------------ assertions
 
-  static void assertCrashedAt(Child child, CrashPoint point) {
-    if (child.timedOut) {
+  static void assertCrashedAt(ChildJvm.Run child, CrashPoint point) {
+    if (child.timedOut()) {
       fail("child did not finish in time\n" + child.describe());
     }
-    if (child.exitCode == 0) {
-      fail("the crash point " + child.crashAt + " was never reached: the child ran to the end, so this "
+    if (child.exitCode() == 0) {
+      fail("the crash point " + child.crashAt() + " was never reached: the child ran to the end, so this "
           + "case proves nothing\n" + child.describe());
     }
-    assertEquals(Faults.CRASH_EXIT_CODE, child.exitCode,
-        "the child failed instead of crashing at " + child.crashAt + "\n" + child.describe());
+    assertEquals(Faults.CRASH_EXIT_CODE, child.exitCode(),
+        "the child failed instead of crashing at " + child.crashAt() + "\n" + child.describe());
     assertTrue(child.err().contains("crash injected at " + point),
         "exit status 86, but no 'crash injected at " + point + "' in the child's log\n" + child.describe());
   }
 
-  static void assertDone(Child child) {
-    assertTrue(!child.timedOut && child.exitCode == 0 && child.out().lines().anyMatch("DONE"::equals),
+  static void assertDone(ChildJvm.Run child) {
+    assertTrue(!child.timedOut() && child.exitCode() == 0 && child.out().lines().anyMatch("DONE"::equals),
         "the clean child did not finish\n" + child.describe());
   }
 
-  static FileCrashChecker.Report checkReport(Child child) throws IOException {
+  static FileCrashChecker.Report checkReport(ChildJvm.Run child) throws IOException {
     assertTrue(child.recovered(), "the child wrote no recovery report\n" + child.describe());
-    FileCrashChecker.Report report = FileCrashChecker.readReport(child.report);
+    FileCrashChecker.Report report = FileCrashChecker.readReport(child.report());
     List<String> findings = FileCrashChecker.checkRecovery(report);
     assertTrue(findings.isEmpty(), "right after recovery:\n  " + String.join("\n  ", findings) + "\n" + child.describe());
     return report;
   }
 
-  static void checkReportIfAny(Child child) throws IOException {
+  static void checkReportIfAny(ChildJvm.Run child) throws IOException {
     if (child.recovered()) {
       checkReport(child);
     }
@@ -183,7 +182,7 @@ class FileParticipantCrashIT {
   static void assertFinal(Scenario s) throws IOException {
     List<String> findings = FileCrashChecker.checkFinal(s.dataDir(), N, s.foreign);
     StringBuilder all = new StringBuilder();
-    for (Child c : s.children) {
+    for (ChildJvm.Run c : s.children) {
       all.append(c.describe()).append('\n');
     }
     assertTrue(findings.isEmpty(), "after the clean finish:\n  " + String.join("\n  ", findings) + "\n" + all);
@@ -197,7 +196,7 @@ class FileParticipantCrashIT {
    * protocol alone: checkpoint c covers inputs 0 .. c*K-1 (the last one all N), and a checkpoint is
    * decided exactly when its record is durable.
    */
-  static void assertRestoredPosition(CrashPoint point, int hit, long position, Child child) {
+  static void assertRestoredPosition(CrashPoint point, int hit, long position, ChildJvm.Run child) {
     String msg = "restored position after a crash at " + point + ":" + hit + "\n" + child.describe();
     switch (point) {
       case BEFORE_PRE_COMMIT, BETWEEN_PRE_COMMITS, AFTER_PRE_COMMITS -> assertEquals(end(hit - 1L), position, msg);
@@ -223,7 +222,7 @@ class FileParticipantCrashIT {
     final Path root;
     final long segmentBytes;
     final int bystanders;
-    final List<Child> children = new ArrayList<>();
+    final List<ChildJvm.Run> children = new ArrayList<>();
     /** In-progress files of other coordinators and participants, per directory: must survive. */
     final Map<String, List<String>> foreign = new LinkedHashMap<>();
     final Map<Path, String> foreignContent = new LinkedHashMap<>();
@@ -253,59 +252,16 @@ class FileParticipantCrashIT {
       return root.resolve("data");
     }
 
-    Child run(String crashAt) throws IOException, InterruptedException {
-      int number = children.size() + 1;
-      Path stdout = root.resolve("child-" + number + ".out");
-      Path stderr = root.resolve("child-" + number + ".err");
-      Path report = root.resolve("child-" + number + ".recovered");
-      Map<String, String> properties = new LinkedHashMap<>();
-      properties.put(FileCrashChild.SEGMENT_BYTES, Long.toString(segmentBytes));
-      properties.put(FileCrashChild.BYSTANDERS, Integer.toString(bystanders));
-      if (crashAt != null) {
-        properties.put(Faults.PROPERTY, crashAt);
-      }
-      List<String> cmd = ChildJvm.command(FileCrashChild.class, properties, List.of(
-          root.resolve("state").toString(), dataDir().toString(), Long.toString(N),
-          Integer.toString(K), report.toString()));
-      ChildJvm.Result result = ChildJvm.run(
-          cmd, stdout, stderr, root.resolve("child-" + number + ".threads"), CrashScenario.CHILD_TIMEOUT);
-      Child child = new Child(number, crashAt, result.exitCode(), result.timedOut(), stdout, stderr, report);
+    ChildJvm.Run run(String crashAt) throws IOException, InterruptedException {
+      ChildJvm.Run child = ChildJvm.runNumbered(root, children.size() + 1, FileCrashChild.class,
+          Map.of(FileCrashChild.SEGMENT_BYTES, Long.toString(segmentBytes),
+              FileCrashChild.BYSTANDERS, Integer.toString(bystanders)),
+          crashAt,
+          List.of(root.resolve("state").toString(), dataDir().toString(), Long.toString(N),
+              Integer.toString(K)),
+          CrashScenario.CHILD_TIMEOUT);
       children.add(child);
       return child;
-    }
-  }
-
-  /** A finished child JVM. */
-  record Child(int number, String crashAt, int exitCode, boolean timedOut, Path stdout, Path stderr, Path report) {
-
-    boolean recovered() {
-      return Files.exists(report);
-    }
-
-    String out() {
-      return read(stdout);
-    }
-
-    String err() {
-      return read(stderr);
-    }
-
-    String describe() {
-      return "child #" + number + " crashAt=" + crashAt + (timedOut ? " TIMED OUT" : " exit=" + exitCode)
-          + "\n--- stdout\n" + tail(out()) + "\n--- stderr\n" + tail(err()) + "\n---";
-    }
-
-    private static String read(Path f) {
-      try {
-        return Files.exists(f) ? Files.readString(f, StandardCharsets.UTF_8) : "";
-      } catch (IOException e) {
-        return "(could not read " + f + ": " + e + ")";
-      }
-    }
-
-    private static String tail(String s) {
-      int max = 8_000;
-      return s.length() <= max ? s : "...(" + (s.length() - max) + " chars cut)...\n" + s.substring(s.length() - max);
     }
   }
 }

@@ -39,9 +39,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the effect of a failed sync.
  *
  * <p><b>Recovery.</b> On open, the segments are read in order. A torn last record (a crash in the
- * middle of an append that never returned) is cut off and logged at WARN. A bad checksum anywhere
- * else, a foreign file or an unknown format version throws {@link StateLogCorruptedException},
- * naming the file and offset; nothing is skipped.
+ * middle of an append that never returned) is cut off and logged at WARN; zeros the log wrote
+ * ahead of its appends (see {@link Builder#preallocateBytes(long)}) are cut off too, at DEBUG. A
+ * bad checksum anywhere else, a foreign file or an unknown format version throws {@link
+ * StateLogCorruptedException}, naming the file and offset; nothing is skipped.
  *
  * <p><b>Size.</b> When the active segment grows past {@link Builder#segmentBytes(long)}, the log
  * rolls to a new segment that holds only the live state (each coordinator's last state and highest
@@ -56,6 +57,9 @@ public final class FileStateLog implements StateLog {
 
   /** Smallest accepted {@link Builder#segmentBytes(long)}. */
   public static final long MIN_SEGMENT_BYTES = 4096;
+
+  /** Default {@link Builder#preallocateBytes(long)}: 1 MiB. */
+  public static final long DEFAULT_PREALLOCATE_BYTES = 1024 * 1024;
 
   private final SegmentedLog log;
   private final long segmentBytes;
@@ -86,6 +90,7 @@ public final class FileStateLog implements StateLog {
   public static final class Builder {
     private final Path directory;
     private long segmentBytes = DEFAULT_SEGMENT_BYTES;
+    private long preallocateBytes = DEFAULT_PREALLOCATE_BYTES;
     private Syncer syncer = Syncer.FDATASYNC;
 
     private Builder(Path directory) {
@@ -106,6 +111,26 @@ public final class FileStateLog implements StateLog {
       return this;
     }
 
+    /**
+     * How far ahead of its appends the active segment is extended with zeros; default 1 MiB, 0
+     * turns it off, otherwise at least 4096 (and never more than {@link #segmentBytes(long)}).
+     *
+     * <p>A sync after an append that grows the file must also write the file's size (and, on a
+     * journaling file system, commit the journal); a sync after an append into space already
+     * written needs only the data. On ext4 that made a lone appender ~45% faster and 64 appenders
+     * ~20% faster (see docs/benchmarks.md). The zeros are cut off when a segment is rolled or the log closed; after
+     * a crash, the next open cuts them. Turn it off on copy-on-write file systems (btrfs, ZFS),
+     * where writing into pre-written space allocates new blocks anyway and the zeros only cost.
+     */
+    public Builder preallocateBytes(long preallocateBytes) {
+      if (preallocateBytes != 0 && preallocateBytes < MIN_SEGMENT_BYTES) {
+        throw new IllegalArgumentException("preallocateBytes must be 0 (off) or >= "
+            + MIN_SEGMENT_BYTES + ", was " + preallocateBytes);
+      }
+      this.preallocateBytes = preallocateBytes;
+      return this;
+    }
+
     /** For tests: how segments are synced. */
     Builder syncer(Syncer syncer) {
       this.syncer = Objects.requireNonNull(syncer, "syncer");
@@ -121,7 +146,9 @@ public final class FileStateLog implements StateLog {
      * @throws FatalTwoPhaseException if the directory cannot be read or written
      */
     public FileStateLog build() {
-      return new FileStateLog(SegmentedLog.open(directory, segmentBytes, syncer), segmentBytes);
+      return new FileStateLog(
+          SegmentedLog.open(directory, segmentBytes, Math.min(preallocateBytes, segmentBytes), syncer),
+          segmentBytes);
     }
   }
 

@@ -80,7 +80,7 @@ class FileStateLogRecoveryTest {
     Expected before;
     long s0;
     long s1;
-    try (FileStateLog log = FileStateLog.open(orig)) {
+    try (FileStateLog log = TestLogs.openExact(orig)) {
       Map<String, CoordinatorLog> views = baseline(log);
       before = Expected.of(views);
       s0 = TestLogs.size(TestLogs.lastSegment(orig));
@@ -91,14 +91,14 @@ class FileStateLogRecoveryTest {
     for (long cut = s0; cut < s1; cut++) {
       Path dir = TestLogs.copyDir(orig, tmp.resolve("cut-" + cut));
       TestLogs.truncate(TestLogs.lastSegment(dir), cut);
-      try (FileStateLog log = FileStateLog.open(dir)) {
+      try (FileStateLog log = TestLogs.openExact(dir)) {
         assertEquals(2, log.ownerEpoch());
         assertEquals(s0 + LogFormat.ownerRecordSize(), TestLogs.size(TestLogs.lastSegment(dir)),
             "cut at " + cut);
         before.assertHeldBy(log);
         log.open("b").appendState(10, "after".getBytes(UTF_8));
       }
-      try (FileStateLog log = FileStateLog.open(dir)) {
+      try (FileStateLog log = TestLogs.openExact(dir)) {
         assertEquals(3, log.ownerEpoch());
         assertEquals(new StoredState(10, "after".getBytes(UTF_8)), log.open("b").lastState());
         assertEquals(before.states().get("a"), log.open("a").lastState());
@@ -113,7 +113,7 @@ class FileStateLogRecoveryTest {
     Expected before;
     long s0;
     long s1;
-    try (FileStateLog log = FileStateLog.open(orig)) {
+    try (FileStateLog log = TestLogs.openExact(orig)) {
       Map<String, CoordinatorLog> views = baseline(log);
       before = Expected.of(views);
       s0 = TestLogs.size(TestLogs.lastSegment(orig));
@@ -124,11 +124,11 @@ class FileStateLogRecoveryTest {
     for (long cut = s0; cut < s1; cut++) {
       Path dir = TestLogs.copyDir(orig, tmp.resolve("cut-" + cut));
       TestLogs.truncate(TestLogs.lastSegment(dir), cut);
-      try (FileStateLog log = FileStateLog.open(dir)) {
+      try (FileStateLog log = TestLogs.openExact(dir)) {
         before.assertHeldBy(log);
         log.open("c").appendCompletion(4);
       }
-      try (FileStateLog log = FileStateLog.open(dir)) {
+      try (FileStateLog log = TestLogs.openExact(dir)) {
         assertEquals(4, log.open("c").lastCompletedCheckpointId());
       }
       TestLogs.deleteRecursively(dir);
@@ -141,7 +141,7 @@ class FileStateLogRecoveryTest {
     Expected full;
     long s0;
     long s1;
-    try (FileStateLog log = FileStateLog.open(orig)) {
+    try (FileStateLog log = TestLogs.openExact(orig)) {
       Map<String, CoordinatorLog> views = baseline(log);
       s0 = TestLogs.size(TestLogs.lastSegment(orig));
       views.get("a").appendState(5, payload(100));
@@ -152,7 +152,7 @@ class FileStateLogRecoveryTest {
     for (int zeros : new int[] {1, 5, 11, 12, 13, 4096, 10_000}) {
       Path dir = TestLogs.copyDir(orig, tmp.resolve("zeros-" + zeros));
       TestLogs.append(TestLogs.lastSegment(dir), new byte[zeros]);
-      try (FileStateLog log = FileStateLog.open(dir)) {
+      try (FileStateLog log = TestLogs.openExact(dir)) {
         full.assertHeldBy(log);
         assertEquals(s1 + LogFormat.ownerRecordSize(), TestLogs.size(TestLogs.lastSegment(dir)));
       }
@@ -163,7 +163,7 @@ class FileStateLogRecoveryTest {
       Path seg = TestLogs.lastSegment(dir);
       TestLogs.truncate(seg, s0 + written);
       TestLogs.append(seg, new byte[4096]);
-      try (FileStateLog log = FileStateLog.open(dir)) {
+      try (FileStateLog log = TestLogs.openExact(dir)) {
         assertEquals(new StoredState(4, "a-state-4".getBytes(UTF_8)), log.open("a").lastState());
         assertEquals(s0 + LogFormat.ownerRecordSize(), TestLogs.size(seg));
       }
@@ -174,7 +174,7 @@ class FileStateLogRecoveryTest {
     try (var ch = java.nio.channels.FileChannel.open(seg, java.nio.file.StandardOpenOption.WRITE)) {
       ch.write(ByteBuffer.allocate(40), s0 + 30);
     }
-    try (FileStateLog log = FileStateLog.open(dir)) {
+    try (FileStateLog log = TestLogs.openExact(dir)) {
       assertEquals(new StoredState(4, "a-state-4".getBytes(UTF_8)), log.open("a").lastState());
       assertEquals(s0 + LogFormat.ownerRecordSize(), TestLogs.size(seg));
     }
@@ -185,7 +185,7 @@ class FileStateLogRecoveryTest {
    * more records. Returns {start, end} of the middle record.
    */
   private long[] logWithMiddleRecord(Path dir) {
-    try (FileStateLog log = FileStateLog.open(dir)) {
+    try (FileStateLog log = TestLogs.openExact(dir)) {
       Map<String, CoordinatorLog> views = baseline(log);
       long m0 = TestLogs.size(TestLogs.lastSegment(dir));
       views.get("b").appendState(5, payload(40));
@@ -211,14 +211,14 @@ class FileStateLogRecoveryTest {
         TestLogs.flipBit(seg, off, bit);
         long size = TestLogs.size(seg);
         StateLogCorruptedException e =
-            assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir).close(),
+            assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(dir).close(),
                 "flipped bit " + bit + " at " + off);
         assertEquals(seg, e.file(), e.getMessage());
         assertEquals(m[0], e.offset(), e.getMessage());
         assertTrue(e.getMessage().contains("offset " + m[0]), e.getMessage());
         assertEquals(size, TestLogs.size(seg), "nothing truncated");
         // the directory was released: the error repeats, it does not turn into "in use"
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir).close());
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(dir).close());
         TestLogs.deleteRecursively(dir);
         cases++;
       }
@@ -234,7 +234,7 @@ class FileStateLogRecoveryTest {
     TestLogs.append(seg, new byte[] {0, 0, 0, 40, 1, 2}); // and a torn frame after everything
     TestLogs.flipBit(seg, m[0] + 20, 3);
     StateLogCorruptedException e =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(dir));
     assertEquals(m[0], e.offset());
   }
 
@@ -242,7 +242,7 @@ class FileStateLogRecoveryTest {
   void damageInASegmentThatIsNotTheLastIsCorruption() throws IOException {
     Path orig = tmp.resolve("orig");
     long s0;
-    try (FileStateLog log = FileStateLog.open(orig)) {
+    try (FileStateLog log = TestLogs.openExact(orig)) {
       Map<String, CoordinatorLog> views = baseline(log);
       s0 = TestLogs.size(TestLogs.lastSegment(orig));
       views.get("a").appendState(5, payload(30));
@@ -252,14 +252,14 @@ class FileStateLogRecoveryTest {
     Files.write(orig.resolve(LogFormat.segmentFileName(2)), TestLogs.segmentHeader(2));
 
     Path ok = TestLogs.copyDir(orig, tmp.resolve("ok"));
-    try (FileStateLog log = FileStateLog.open(ok)) {
+    try (FileStateLog log = TestLogs.openExact(ok)) {
       assertEquals(5, log.open("a").lastState().checkpointId());
     }
 
     Path cut = TestLogs.copyDir(orig, tmp.resolve("cut"));
     TestLogs.truncate(cut.resolve(seg1.getFileName()), s0 + 20);
     StateLogCorruptedException e1 =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(cut));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(cut));
     assertEquals(cut.resolve(seg1.getFileName()), e1.file());
     assertEquals(s0, e1.offset());
     assertTrue(e1.getMessage().contains("not the last"), e1.getMessage());
@@ -267,13 +267,13 @@ class FileStateLogRecoveryTest {
     Path zeros = TestLogs.copyDir(orig, tmp.resolve("zeros"));
     TestLogs.append(zeros.resolve(seg1.getFileName()), new byte[100]);
     StateLogCorruptedException e2 =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(zeros));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(zeros));
     assertEquals(TestLogs.size(seg1), e2.offset());
 
     Path flip = TestLogs.copyDir(orig, tmp.resolve("flip"));
     TestLogs.flipBit(flip.resolve(seg1.getFileName()), s0 + 30, 0);
     StateLogCorruptedException e3 =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(flip));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(flip));
     assertEquals(s0, e3.offset());
   }
 
@@ -284,7 +284,7 @@ class FileStateLogRecoveryTest {
       Path seg = dir.resolve(LogFormat.segmentFileName(1));
       Files.write(seg, content.getBytes(UTF_8));
       StateLogCorruptedException e =
-          assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir));
+          assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(dir));
       assertTrue(e.getMessage().contains("not a twophase state log"), e.getMessage());
       assertEquals(seg, e.file());
       assertEquals(0, e.offset());
@@ -303,7 +303,7 @@ class FileStateLogRecoveryTest {
     b.put(payload(40));
     Files.write(dir.resolve(LogFormat.segmentFileName(1)), b.array());
     StateLogCorruptedException e =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(dir));
     assertTrue(e.getMessage().contains("version 2"), e.getMessage());
     assertTrue(e.getMessage().contains("reads version 1"), e.getMessage());
   }
@@ -311,13 +311,13 @@ class FileStateLogRecoveryTest {
   @Test
   void damagedSegmentHeaderIsCorruption() throws IOException {
     Path orig = tmp.resolve("orig");
-    try (FileStateLog log = FileStateLog.open(orig)) {
+    try (FileStateLog log = TestLogs.openExact(orig)) {
       baseline(log);
     }
     Path dir = TestLogs.copyDir(orig, tmp.resolve("crc"));
     TestLogs.flipBit(TestLogs.lastSegment(dir), 15, 2); // in the sequence number
     StateLogCorruptedException e =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(dir));
     assertTrue(e.getMessage().contains("header checksum"), e.getMessage());
     assertEquals(0, e.offset());
 
@@ -325,7 +325,7 @@ class FileStateLogRecoveryTest {
     Files.move(renamed.resolve(LogFormat.segmentFileName(1)),
         renamed.resolve(LogFormat.segmentFileName(5)));
     StateLogCorruptedException e2 =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(renamed));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(renamed));
     assertTrue(e2.getMessage().contains("sequence 1"), e2.getMessage());
   }
 
@@ -333,24 +333,24 @@ class FileStateLogRecoveryTest {
   void unknownRecordTypeWithAValidChecksumIsCorruption() throws IOException {
     Path dir = tmp.resolve("log");
     long s0;
-    try (FileStateLog log = FileStateLog.open(dir)) {
+    try (FileStateLog log = TestLogs.openExact(dir)) {
       baseline(log);
       s0 = TestLogs.size(TestLogs.lastSegment(dir));
     }
     TestLogs.append(TestLogs.lastSegment(dir), TestLogs.frame(new byte[] {9, 1, 2, 3}));
     StateLogCorruptedException e =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(dir));
     assertTrue(e.getMessage().contains("unknown state log record type 9"), e.getMessage());
     assertEquals(s0, e.offset());
 
     Path dir2 = tmp.resolve("log2");
-    try (FileStateLog log = FileStateLog.open(dir2)) {
+    try (FileStateLog log = TestLogs.openExact(dir2)) {
       baseline(log);
     }
     // an OWNER record of the wrong length
     TestLogs.append(TestLogs.lastSegment(dir2), TestLogs.frame(new byte[] {1, 0, 0, 0}));
     StateLogCorruptedException e2 =
-        assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir2));
+        assertThrows(StateLogCorruptedException.class, () -> TestLogs.openExact(dir2));
     assertTrue(e2.getMessage().contains("malformed OWNER"), e2.getMessage());
   }
 
@@ -358,7 +358,7 @@ class FileStateLogRecoveryTest {
   void lastSegmentWithAnIncompleteHeaderIsDropped() throws IOException {
     Path orig = tmp.resolve("orig");
     Expected before;
-    try (FileStateLog log = FileStateLog.open(orig)) {
+    try (FileStateLog log = TestLogs.openExact(orig)) {
       before = Expected.of(baseline(log));
     }
     byte[] header = TestLogs.segmentHeader(2);
@@ -368,13 +368,13 @@ class FileStateLogRecoveryTest {
         Path seg2 = dir.resolve(LogFormat.segmentFileName(2));
         byte[] content = Arrays.copyOf(Arrays.copyOf(header, len), len + zeros);
         Files.write(seg2, content);
-        try (FileStateLog log = FileStateLog.open(dir)) {
+        try (FileStateLog log = TestLogs.openExact(dir)) {
           assertEquals(2, log.ownerEpoch());
           before.assertHeldBy(log);
           assertFalse(Files.exists(seg2));
           log.compact(); // creates segment 2 again
         }
-        try (FileStateLog log = FileStateLog.open(dir)) {
+        try (FileStateLog log = TestLogs.openExact(dir)) {
           before.assertHeldBy(log);
           assertEquals(List.of(seg2), TestLogs.segments(dir));
         }
@@ -383,7 +383,7 @@ class FileStateLogRecoveryTest {
     // the only segment, with an incomplete header: an empty log
     Path lone = Files.createDirectories(tmp.resolve("lone"));
     Files.write(lone.resolve(LogFormat.segmentFileName(1)), Arrays.copyOf(header, 10));
-    try (FileStateLog log = FileStateLog.open(lone)) {
+    try (FileStateLog log = TestLogs.openExact(lone)) {
       assertEquals(1, log.ownerEpoch());
     }
   }
@@ -395,10 +395,10 @@ class FileStateLogRecoveryTest {
     Files.writeString(dir.resolve("README"), "hello");
     Files.writeString(dir.resolve("segment-1.log"), "not a segment name");
     Files.writeString(dir.resolve("segment-0000000000000000000x.log"), "nor this");
-    try (FileStateLog log = FileStateLog.open(dir)) {
+    try (FileStateLog log = TestLogs.openExact(dir)) {
       log.open("a").appendState(1, new byte[] {1});
     }
-    try (FileStateLog log = FileStateLog.open(dir)) {
+    try (FileStateLog log = TestLogs.openExact(dir)) {
       assertEquals(1, log.open("a").lastState().checkpointId());
     }
   }

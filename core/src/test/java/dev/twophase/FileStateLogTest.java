@@ -244,7 +244,7 @@ class FileStateLogTest {
   @Test
   void explicitCompactionKeepsStateAndDeletesOldSegments() {
     Map<String, StoredState> expected = new HashMap<>();
-    try (FileStateLog log = FileStateLog.open(tmp)) {
+    try (FileStateLog log = TestLogs.openExact(tmp)) {
       CoordinatorLog[] views = new CoordinatorLog[3];
       for (int c = 0; c < 3; c++) {
         CoordinatorLog v = log.open("c" + c);
@@ -267,7 +267,7 @@ class FileStateLogTest {
       log.compact();
       assertEquals(List.of(tmp.resolve(LogFormat.segmentFileName(3))), TestLogs.segments(tmp));
     }
-    try (FileStateLog log = FileStateLog.open(tmp)) {
+    try (FileStateLog log = TestLogs.openExact(tmp)) {
       assertEquals(2, log.ownerEpoch());
       for (int c = 0; c < 3; c++) {
         CoordinatorLog v = log.open("c" + c);

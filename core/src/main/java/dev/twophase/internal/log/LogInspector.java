@@ -77,6 +77,7 @@ public final class LogInspector {
         index.maxEpoch(),
         segments,
         coordinators,
-        Optional.ofNullable(result.tornTail()));
+        // Zeros after the last record are space written ahead of the appends, not an append.
+        Optional.ofNullable(result.tornTail()).filter(t -> !t.zeros()));
   }
 }

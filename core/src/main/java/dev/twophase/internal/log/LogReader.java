@@ -150,7 +150,7 @@ final class LogReader {
         }
         if (problem != null) {
           if (last && isTorn(off, lengthTrusted, len)) {
-            torn = new TornTail(file.file(), off, size, false, problem);
+            torn = new TornTail(file.file(), off, size, false, problem, zeroTailStart() <= off);
             return;
           }
           throw corrupted(
@@ -180,7 +180,7 @@ final class LogReader {
             && header.duplicate().limit((int) z).equals(expected.duplicate().limit((int) z))) {
           torn = new TornTail(file.file(), 0, size, true,
               "incomplete segment header (" + z + " of " + LogFormat.SEGMENT_HEADER_SIZE
-                  + " bytes written)");
+                  + " bytes written)", false);
           validEnd = 0;
           return false;
         }

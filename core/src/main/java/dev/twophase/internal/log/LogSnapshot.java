@@ -17,7 +17,8 @@ import java.util.TreeMap;
  * @param segments the segment files in sequence order
  * @param coordinators per coordinator id, in id order: what the log holds for it
  * @param tailInProgress an incomplete record or segment header at the end of the last segment (an
- *     append in progress, or a torn write the next owner will cut off), if any
+ *     append in progress, or a torn write the next owner will cut off), if any; zeros after the
+ *     last record are space the owner wrote ahead of its appends, not a tail in progress
  */
 public record LogSnapshot(
     Path directory,
@@ -47,7 +48,7 @@ public record LogSnapshot(
    *
    * @param file the file
    * @param sequence its sequence number
-   * @param sizeBytes its size when read
+   * @param sizeBytes its size when read (of the last segment, zeros written ahead included)
    * @param records the intact records in it
    */
   public record Segment(Path file, long sequence, long sizeBytes, long records) {}

@@ -55,6 +55,11 @@ public final class SegmentedLog implements AutoCloseable {
     final FileChannel channel;
     /** Bytes written; guarded by the append lock. */
     long size;
+    /**
+     * Length of the file: {@code size} plus zeros written ahead of the appends (see {@link
+     * #write}); guarded by the append lock.
+     */
+    long allocated;
     /** Size right after the segment was created by compaction (0 if unknown). */
     long baseSize;
 
@@ -63,6 +68,7 @@ public final class SegmentedLog implements AutoCloseable {
       this.file = file;
       this.channel = channel;
       this.size = size;
+      this.allocated = size;
     }
   }
 
@@ -73,6 +79,10 @@ public final class SegmentedLog implements AutoCloseable {
   private final LogIndex index;
   /** Set once by {@link #recover()}, before the log is published. */
   private long epoch;
+
+  /** The active segment is extended by this many zeros when appends reach its end (0: never). */
+  private final long preallocateBytes;
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 * 1024);
 
   private final ReentrantLock appendLock = new ReentrantLock();
   private final CRC32C crc = new CRC32C(); // append lock
@@ -93,9 +103,11 @@ public final class SegmentedLog implements AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Throwable failure;
 
-  private SegmentedLog(Path directory, long segmentBytes, Syncer syncer, DirectoryLock lock) {
+  private SegmentedLog(
+      Path directory, long segmentBytes, long preallocateBytes, Syncer syncer, DirectoryLock lock) {
     this.directory = directory;
     this.segmentBytes = segmentBytes;
+    this.preallocateBytes = preallocateBytes;
     this.syncer = syncer;
     this.lock = lock;
     this.index = new LogIndex();
@@ -110,13 +122,14 @@ public final class SegmentedLog implements AutoCloseable {
    * @throws StateLogCorruptedException if the log is damaged
    * @throws FatalTwoPhaseException if an I/O operation failed
    */
-  public static SegmentedLog open(Path directory, long segmentBytes, Syncer syncer) {
+  public static SegmentedLog open(
+      Path directory, long segmentBytes, long preallocateBytes, Syncer syncer) {
     Path dir = directory.toAbsolutePath().normalize();
     DirectoryLock lock = null;
     try {
       Directories.createDurably(dir);
       lock = DirectoryLock.acquire(dir);
-      return new SegmentedLog(dir, segmentBytes, syncer, lock);
+      return new SegmentedLog(dir, segmentBytes, preallocateBytes, syncer, lock);
     } catch (IOException e) {
       if (lock != null) {
         lock.close();
@@ -152,13 +165,18 @@ public final class SegmentedLog implements AutoCloseable {
             ch.truncate(torn.offset());
             ch.force(true);
           }
-          LOG.warn(
-              "Cut off the torn tail of state log segment {} at offset {} ({} bytes: {}): a crash"
-                  + " interrupted an append that had not returned",
-              torn.file(),
-              torn.offset(),
-              torn.bytes(),
-              torn.reason());
+          if (torn.zeros()) {
+            LOG.debug("Cut {} bytes of zeros written ahead of the appends off state log segment {} "
+                + "at offset {}", torn.bytes(), torn.file(), torn.offset());
+          } else {
+            LOG.warn(
+                "Cut off the torn tail of state log segment {} at offset {} ({} bytes: {}): a crash"
+                    + " interrupted an append that had not returned",
+                torn.file(),
+                torn.offset(),
+                torn.bytes(),
+                torn.reason());
+          }
         }
       }
       long newEpoch = Math.addExact(index.maxEpoch(), 1);
@@ -455,7 +473,8 @@ public final class SegmentedLog implements AutoCloseable {
     writeStaged();
     Segment old = active;
     long before = old.size;
-    // Make the old segment complete on disk: only the last segment may end torn.
+    // Make the old segment complete on disk: only the last segment may end torn, or in zeros.
+    trimAllocation(old);
     force(old.channel);
     sync.advance(writtenSeq);
 
@@ -595,9 +614,36 @@ public final class SegmentedLog implements AutoCloseable {
     }
   }
 
-  private static void write(Segment seg, ByteBuffer buf) throws IOException {
+  /**
+   * Writes at the end of the segment's records. The file is extended ahead of the records,
+   * {@link #preallocateBytes} of zeros at a time, so that most syncs find the file's size and
+   * blocks unchanged and need not write its metadata: on ext4 a sync of an append that grows the
+   * file also writes the inode (and, with a journal, commits it). A reader takes zeros after the
+   * last record for unused space (see {@link TornTail#zeros()}); a roll and a clean close cut them
+   * off, and so does the next open after a crash.
+   */
+  private void write(Segment seg, ByteBuffer buf) throws IOException {
+    long end = seg.size + buf.remaining();
+    if (end > seg.allocated && preallocateBytes > 0) {
+      long target = (end / preallocateBytes + 1) * preallocateBytes;
+      ByteBuffer zeros = ZEROS.duplicate();
+      long at = seg.allocated;
+      while (at < target) {
+        zeros.clear().limit((int) Math.min(zeros.capacity(), target - at));
+        at += seg.channel.write(zeros, at);
+      }
+      seg.allocated = target;
+    }
     while (buf.hasRemaining()) {
       seg.size += seg.channel.write(buf, seg.size);
+    }
+  }
+
+  /** Cuts the zeros written ahead off the end of {@code seg} (not synced). */
+  private static void trimAllocation(Segment seg) throws IOException {
+    if (seg.allocated > seg.size) {
+      seg.channel.truncate(seg.size);
+      seg.allocated = seg.size;
     }
   }
 
@@ -686,6 +732,13 @@ public final class SegmentedLog implements AutoCloseable {
           } catch (IOException e) {
             failure = e;
             LOG.warn("State log {}: sync at close failed", directory, e);
+          }
+        }
+        if (failure == null) {
+          try {
+            trimAllocation(seg); // not synced: if it is lost, the next open cuts the zeros
+          } catch (IOException e) {
+            LOG.debug("State log {}: trimming the active segment at close failed", directory, e);
           }
         }
         closeRetired();

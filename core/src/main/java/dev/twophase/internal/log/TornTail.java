@@ -14,9 +14,11 @@ import java.util.Objects;
  * @param headerIncomplete true if the segment header itself is incomplete (the segment holds
  *     nothing)
  * @param reason what was found, for logs
+ * @param zeros true if every byte from {@link #offset()} on is zero: space the log allocated
+ *     ahead of its appends, not a torn write
  */
 public record TornTail(
-    Path file, long offset, long fileSize, boolean headerIncomplete, String reason) {
+    Path file, long offset, long fileSize, boolean headerIncomplete, String reason, boolean zeros) {
 
   public TornTail {
     Objects.requireNonNull(file, "file");

@@ -25,7 +25,7 @@ class LogInspectorTest {
 
   @Test
   void readsALogWhileItsOwnerIsLive() {
-    try (FileStateLog log = FileStateLog.open(tmp)) {
+    try (FileStateLog log = TestLogs.openExact(tmp)) {
       CoordinatorLog a = log.open("a");
       CoordinatorLog b = log.open("b");
       a.appendState(3, "a3".getBytes(UTF_8));
@@ -64,7 +64,7 @@ class LogInspectorTest {
 
   @Test
   void anIncompleteTailIsReportedNotCutOff() throws Exception {
-    try (FileStateLog log = FileStateLog.open(tmp)) {
+    try (FileStateLog log = TestLogs.openExact(tmp)) {
       log.open("a").appendState(1, "one".getBytes(UTF_8));
     }
     Path seg = TestLogs.lastSegment(tmp);
@@ -93,7 +93,7 @@ class LogInspectorTest {
   @Test
   void corruptionBeforeTheTailThrows() throws Exception {
     long s0;
-    try (FileStateLog log = FileStateLog.open(tmp)) {
+    try (FileStateLog log = TestLogs.openExact(tmp)) {
       CoordinatorLog a = log.open("a");
       a.appendState(1, "one".getBytes(UTF_8));
       s0 = TestLogs.size(TestLogs.lastSegment(tmp));

@@ -20,6 +20,39 @@ public final class TestLogs {
 
   private TestLogs() {}
 
+  /**
+   * Opens a log that writes no zeros ahead of its appends, so that a segment's length is the end
+   * of its records: for tests that find records by the file's length.
+   */
+  public static dev.twophase.FileStateLog openExact(Path dir) {
+    return dev.twophase.FileStateLog.builder(dir).preallocateBytes(0).build();
+  }
+
+  /**
+   * Where the records of the last segment of {@code dir} end: its length without a torn tail or
+   * the zeros a log writes ahead of its appends.
+   */
+  public static long recordsEnd(Path dir) {
+    try {
+      List<LogReader.ScannedSegment> s = LogReader.scan(dir, new LogIndex()).segments();
+      return s.get(s.size() - 1).validEnd();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Appends {@code count} zero bytes to {@code file}, as a log's preallocation leaves them. */
+  public static void appendZeros(Path file, int count) {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+      ByteBuffer zeros = ByteBuffer.allocate(count);
+      while (zeros.hasRemaining()) {
+        ch.write(zeros);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The segment files of {@code dir} in sequence order. */
   public static List<Path> segments(Path dir) {
     try {

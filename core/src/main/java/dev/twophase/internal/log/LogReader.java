@@ -119,14 +119,18 @@ final class LogReader {
         String problem;
         boolean lengthTrusted = false;
         int len = 0;
+        int lenCrc = 0;
+        int recordCrc = 0;
+        int bodyCrc = 0;
+        boolean bodyRead = false;
         if (avail < LogFormat.RECORD_HEADER_SIZE) {
           problem = "incomplete record frame (" + avail + " of " + LogFormat.RECORD_HEADER_SIZE
               + " bytes) at the end of the segment";
         } else {
           ByteBuffer frame = bytes(off, LogFormat.RECORD_HEADER_SIZE);
           len = frame.getInt();
-          int lenCrc = frame.getInt();
-          int recordCrc = frame.getInt();
+          lenCrc = frame.getInt();
+          recordCrc = frame.getInt();
           if (LogFormat.lengthCrc(crc, len) != lenCrc) {
             problem = "record length checksum mismatch";
           } else if (len < 1 || len > LogFormat.MAX_BODY_LENGTH) {
@@ -140,7 +144,9 @@ final class LogReader {
             ByteBuffer body = bytes(off + LogFormat.RECORD_HEADER_SIZE, len);
             // crc holds the CRC of the length bytes: continue with the body.
             crc.update(body.duplicate());
-            if ((int) crc.getValue() != recordCrc) {
+            bodyCrc = (int) crc.getValue();
+            bodyRead = true;
+            if (bodyCrc != recordCrc) {
               problem = "record checksum mismatch";
             } else {
               parse(body, off);
@@ -153,6 +159,12 @@ final class LogReader {
             torn = new TornTail(file.file(), off, size, false, problem, zeroTailStart() <= off);
             return;
           }
+          if (last && recordChanged(off, len, lenCrc, recordCrc, bodyRead, bodyCrc)) {
+            // A live owner is appending here: what precedes is intact, this record in progress.
+            torn = new TornTail(file.file(), off, size, false,
+                problem + ", and the record changed while it was read: an append in progress", false);
+            return;
+          }
           throw corrupted(
               problem + (last ? "" : " in a segment that is not the last one")
                   + ": the log holds bytes that were damaged after they were written",
@@ -162,6 +174,42 @@ final class LogReader {
         validEnd = off;
         records++;
       }
+    }
+
+    /**
+     * Whether the failed record at {@code off} of the last segment reads differently now: a live
+     * owner wrote it after this scan buffered the bytes there (as zeros, or half written) but
+     * before {@link #zeroTailStart()} looked past them, so the record only seems to be followed by
+     * written bytes. The owner appends in order, from where its records end, so a record written
+     * meanwhile changes the bytes at {@code off}. Nothing changes for a log nobody writes.
+     */
+    private boolean recordChanged(
+        long off, int len, int lenCrc, int recordCrc, boolean bodyRead, int bodyCrc)
+        throws IOException {
+      if (size - off < LogFormat.RECORD_HEADER_SIZE) {
+        return false;
+      }
+      ByteBuffer frame = readFresh(off, LogFormat.RECORD_HEADER_SIZE);
+      if (frame.getInt() != len || frame.getInt() != lenCrc || frame.getInt() != recordCrc) {
+        return true;
+      }
+      if (!bodyRead) {
+        return false; // the frame alone failed, and it reads the same
+      }
+      LogFormat.lengthCrc(crc, len);
+      crc.update(readFresh(off + LogFormat.RECORD_HEADER_SIZE, len));
+      return (int) crc.getValue() != bodyCrc;
+    }
+
+    /** Bytes {@code [pos, pos + n)} as the file holds them now, bypassing the scan's buffer. */
+    private ByteBuffer readFresh(long pos, int n) throws IOException {
+      ByteBuffer b = ByteBuffer.allocate(n);
+      while (b.hasRemaining()) {
+        if (ch.read(b, pos + b.position()) < 0) {
+          throw new SegmentChangedException("segment " + file.file() + " shrank while it was read");
+        }
+      }
+      return b.flip();
     }
 
     /** Returns false if the segment is a torn (empty) last segment. */
@@ -184,6 +232,13 @@ final class LogReader {
           validEnd = 0;
           return false;
         }
+      }
+      if (last && !readFresh(0, have).equals(header)) {
+        // A live owner is creating this segment: it holds nothing yet.
+        torn = new TornTail(file.file(), 0, size, true,
+            "segment header changed while it was read: a segment being created", false);
+        validEnd = 0;
+        return false;
       }
       byte[] magic = new byte[Math.min(have, LogFormat.MAGIC.length)];
       header.duplicate().get(magic);

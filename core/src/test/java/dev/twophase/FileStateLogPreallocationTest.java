@@ -61,6 +61,24 @@ class FileStateLogPreallocationTest {
   }
 
   @Test
+  void aRecordLargerThanTheChunkIsWrittenWholeAndReadBack() throws IOException {
+    Path dir = tmp.resolve("log");
+    byte[] big = new byte[10_000];
+    for (int i = 0; i < big.length; i++) {
+      big[i] = (byte) (i * 31 + 7);
+    }
+    try (FileStateLog log = FileStateLog.builder(dir).preallocateBytes(4096).build()) {
+      log.open("a").appendState(1, big);
+      long end = TestLogs.recordsEnd(dir);
+      assertTrue(end > 10_000, "records end at " + end);
+      assertEquals((end / 4096 + 1) * 4096, TestLogs.size(TestLogs.lastSegment(dir)));
+    }
+    try (FileStateLog log = FileStateLog.open(dir)) {
+      assertEquals(new StoredState(1, big), log.open("a").lastState());
+    }
+  }
+
+  @Test
   void offWritesNoZeros() throws IOException {
     Path dir = tmp.resolve("log");
     try (FileStateLog log = FileStateLog.builder(dir).preallocateBytes(0).build()) {

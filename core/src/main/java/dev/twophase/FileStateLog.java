@@ -207,6 +207,11 @@ public final class FileStateLog implements StateLog {
     log.close();
   }
 
+  /** For tests: standby takeovers after interrupts, in all and during syncs. */
+  long[] takeoverCounts() {
+    return log.takeoverCounts();
+  }
+
   /** For tests: syncs performed since open. */
   long forceCount() {
     return log.forceCount();

@@ -8,6 +8,7 @@ import dev.twophase.internal.CrashPoint;
 import dev.twophase.internal.Faults;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,11 @@ import java.util.List;
 import java.util.Queue;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -41,18 +47,35 @@ import org.slf4j.LoggerFactory;
  * holding the append lock.
  *
  * <p>After a failed write or force the outcome of the appends involved is unknown; the log turns
- * unusable and every later append fails fast. A failed force is never retried.
+ * unusable and every later append fails fast. A failed force is never retried. A write or force
+ * whose channel an interrupt closed did not fail: it is done again on a standby descriptor (see
+ * {@link Segment} and {@link #onChannel}).
  */
 public final class SegmentedLog implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SegmentedLog.class);
   private static final int INITIAL_BUFFER = 64 * 1024;
 
-  /** A segment file open for writing. */
+  /**
+   * A segment file open for writing, through two descriptors: {@code channel}, which every write,
+   * truncate and sync uses, and a standby opened at the same time. {@link FileChannel} is
+   * interruptible: a thread interrupted while it blocks in a write or sync closes the channel for
+   * every coordinator sharing the log. The standby then takes over and the operation is done
+   * again (see {@link SegmentedLog#onChannel}).
+   *
+   * <p>Why a standby opened in advance rather than a descriptor opened when needed: on Linux a
+   * sync reports a write-back error only through descriptors open when the error happened (each
+   * file description keeps its own cursor into the file's error sequence). The interrupted sync
+   * may have failed without anyone learning it; a descriptor opened afterwards would let the
+   * second sync "succeed" over pages the kernel dropped. So a standby may take over a sync only if
+   * it was opened before anything was written to the segment, or before the start of a sync that
+   * succeeded since: every error before that start was reported to that sync.
+   */
   private static final class Segment {
     final long sequence;
     final Path file;
-    final FileChannel channel;
+    /** The descriptor in use; replaced by the standby once an interrupt closed it. */
+    volatile FileChannel channel;
     /** Bytes written; guarded by the append lock. */
     long size;
     /**
@@ -63,12 +86,76 @@ public final class SegmentedLog implements AutoCloseable {
     /** Size right after the segment was created by compaction (0 if unknown). */
     long baseSize;
 
-    Segment(long sequence, Path file, FileChannel channel, long size) {
+    /**
+     * Held for each sync of this segment: two syncs at once on one descriptor could split a
+     * write-back error between them, so that one reports it while the other "succeeds".
+     */
+    final ReentrantLock syncLock = new ReentrantLock();
+
+    // Guarded by this segment's monitor:
+    /** Null once no new standby could be opened (the file was deleted by a roll, say). */
+    private FileChannel standby;
+    /** Syncs begun so far, and the number of the last one that succeeded. */
+    private long syncsBegun;
+    private long lastGoodSync;
+    /** Syncs begun when the standby was opened; -1: opened before anything was written. */
+    private long standbyOpenedAfter;
+    /** Whether {@code channel} may sync: it would report every write-back error not yet reported. */
+    private boolean channelMaySync = true;
+
+    /** Opens both descriptors; {@code fresh}: nothing was written to the file yet. */
+    Segment(long sequence, Path file, FileChannel channel, long size, boolean fresh)
+        throws IOException {
       this.sequence = sequence;
       this.file = file;
       this.channel = channel;
       this.size = size;
       this.allocated = size;
+      this.standby = FileChannel.open(file, StandardOpenOption.WRITE);
+      this.standbyOpenedAfter = fresh ? -1 : 0;
+    }
+
+    /** Numbers a sync about to run on {@code ch}, or throws if {@code ch} may not sync. */
+    synchronized long beginSync(FileChannel ch) throws IOException {
+      if (ch == channel && !channelMaySync) {
+        throw new IOException("segment " + file + ": its descriptor was replaced after interrupts "
+            + "and cannot prove that no write-back error was missed");
+      }
+      return ++syncsBegun;
+    }
+
+    synchronized void syncSucceeded(long number) {
+      lastGoodSync = Math.max(lastGoodSync, number);
+    }
+
+    /**
+     * Replaces {@code closed}, closed by an interrupt, with the standby and opens a new standby;
+     * returns the channel to use now, or null if there is none. The standby may sync only if it
+     * was opened before anything was written or before a sync that succeeded since.
+     */
+    synchronized FileChannel takeOver(FileChannel closed) {
+      if (channel != closed) {
+        return channel; // another thread took over already
+      }
+      if (standby == null) {
+        return null;
+      }
+      channelMaySync = standbyOpenedAfter < 0 || lastGoodSync > standbyOpenedAfter;
+      channel = standby;
+      try {
+        standby = FileChannel.open(file, StandardOpenOption.WRITE);
+        standbyOpenedAfter = syncsBegun;
+      } catch (IOException e) {
+        standby = null;
+        LOG.warn("State log segment {}: no new standby descriptor ({}); the next interrupt in a "
+            + "write or sync fails the log", file, e.toString());
+      }
+      return channel;
+    }
+
+    synchronized void closeChannels() {
+      closeQuietly(channel);
+      closeQuietly(standby);
     }
   }
 
@@ -97,6 +184,15 @@ public final class SegmentedLog implements AutoCloseable {
   private volatile long writtenSeq; // written under the append lock
   private final GroupSync sync = new GroupSync();
   private final AtomicLong forces = new AtomicLong();
+  private final AtomicLong takeovers = new AtomicLong();
+  private final AtomicLong syncTakeovers = new AtomicLong();
+  /** Set by close() just before it closes the channels: from then on no takeover. */
+  private volatile boolean shutDown;
+  /**
+   * Runs a sync again after an interrupt closed its channel (see {@link #onChannel}): a daemon
+   * thread started on demand, ended after 30 s without work or by {@link #close()}.
+   */
+  private final ThreadPoolExecutor retrier;
   private final AtomicLong compactions = new AtomicLong();
   /** Segments replaced by compaction whose channels are still open; closed when no force runs. */
   private final Queue<Segment> retired = new ConcurrentLinkedQueue<>();
@@ -109,9 +205,20 @@ public final class SegmentedLog implements AutoCloseable {
     this.segmentBytes = segmentBytes;
     this.preallocateBytes = preallocateBytes;
     this.syncer = syncer;
+    this.retrier = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        r -> {
+          Thread t = new Thread(r, "twophase-log-retry " + directory);
+          t.setDaemon(true);
+          return t;
+        });
     this.lock = lock;
     this.index = new LogIndex();
-    recover();
+    try {
+      recover();
+    } catch (RuntimeException | Error e) {
+      retrier.shutdown();
+      throw e;
+    }
   }
 
   /**
@@ -191,12 +298,17 @@ public final class SegmentedLog implements AutoCloseable {
       } else {
         LogReader.ScannedSegment last = segments.get(segments.size() - 1);
         FileChannel ch = FileChannel.open(last.file(), StandardOpenOption.WRITE);
-        active = new Segment(last.sequence(), last.file(), ch, last.validEnd());
+        try {
+          active = new Segment(last.sequence(), last.file(), ch, last.validEnd(), false);
+        } catch (IOException | RuntimeException e) {
+          closeQuietly(ch);
+          throw e;
+        }
         ByteBuffer buf = buffer(LogFormat.ownerRecordSize());
         LogFormat.putOwner(buf, crc, newEpoch);
         buf.flip();
         write(active, buf);
-        force(active.channel);
+        force(active);
       }
       if (segments.isEmpty()) {
         LOG.info("Created state log {} as owner epoch {}", directory, newEpoch);
@@ -213,11 +325,15 @@ public final class SegmentedLog implements AutoCloseable {
       }
       maybeRoll();
     } catch (IOException e) {
-      closeQuietly(active == null ? null : active.channel);
+      if (active != null) {
+        active.closeChannels();
+      }
       throw new FatalTwoPhaseException(
           "could not open the state log in " + directory + ": " + e, e);
     } catch (RuntimeException | Error e) {
-      closeQuietly(active == null ? null : active.channel);
+      if (active != null) {
+        active.closeChannels();
+      }
       throw e;
     }
   }
@@ -254,6 +370,14 @@ public final class SegmentedLog implements AutoCloseable {
     } finally {
       appendLock.unlock();
     }
+  }
+
+  /**
+   * Times a standby descriptor took over after an interrupt closed a channel, in all and during a
+   * sync; for tests.
+   */
+  public long[] takeoverCounts() {
+    return new long[] {takeovers.get(), syncTakeovers.get()};
   }
 
   /** Forces performed since open (including those of open and compaction). */
@@ -443,7 +567,7 @@ public final class SegmentedLog implements AutoCloseable {
       } finally {
         appendLock.unlock();
       }
-      force(seg.channel);
+      force(seg);
     } catch (IOException e) {
       // Recorded here, before GroupSync hands leadership on: the next leader must see it and not
       // force again, as a second fsync after a failed one may report success for pages the kernel
@@ -475,7 +599,7 @@ public final class SegmentedLog implements AutoCloseable {
     long before = old.size;
     // Make the old segment complete on disk: only the last segment may end torn, or in zeros.
     trimAllocation(old);
-    force(old.channel);
+    force(old);
     sync.advance(writtenSeq);
 
     List<CoordinatorEntry> live = new ArrayList<>();
@@ -500,7 +624,7 @@ public final class SegmentedLog implements AutoCloseable {
         }
       }
     }
-    Directories.fsync(directory);
+    syncDirectory();
     sync.runIfIdle(this::closeRetired); // else the leader forcing now closes them after its force
     compactions.incrementAndGet();
     LOG.debug(
@@ -525,7 +649,13 @@ public final class SegmentedLog implements AutoCloseable {
     Path file = directory.resolve(LogFormat.segmentFileName(sequence));
     FileChannel ch =
         FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-    Segment seg = new Segment(sequence, file, ch, 0);
+    Segment seg;
+    try {
+      seg = new Segment(sequence, file, ch, 0, true);
+    } catch (IOException | RuntimeException e) {
+      closeQuietly(ch);
+      throw e;
+    }
     try {
       ByteBuffer buf = buffer(INITIAL_BUFFER);
       LogFormat.putSegmentHeader(buf, crc, sequence);
@@ -539,12 +669,12 @@ public final class SegmentedLog implements AutoCloseable {
       }
       putEntries(seg, entries.subList(half, entries.size()));
       flush(seg);
-      force(ch);
-      Directories.fsync(directory);
+      force(seg);
+      syncDirectory();
       seg.baseSize = seg.size;
       return seg;
     } catch (IOException | RuntimeException | Error e) {
-      closeQuietly(ch);
+      seg.closeChannels();
       throw e;
     }
   }
@@ -626,37 +756,201 @@ public final class SegmentedLog implements AutoCloseable {
     long end = seg.size + buf.remaining();
     if (end > seg.allocated && preallocateBytes > 0) {
       long target = (end / preallocateBytes + 1) * preallocateBytes;
-      ByteBuffer zeros = ZEROS.duplicate();
-      long at = seg.allocated;
-      while (at < target) {
-        zeros.clear().limit((int) Math.min(zeros.capacity(), target - at));
-        at += seg.channel.write(zeros, at);
-      }
+      long from = seg.allocated;
+      onChannel(seg, false, ch -> {
+        ByteBuffer zeros = ZEROS.duplicate();
+        for (long at = from; at < target; ) {
+          zeros.clear().limit((int) Math.min(zeros.capacity(), target - at));
+          at += ch.write(zeros, at);
+        }
+      });
       seg.allocated = target;
     }
-    while (buf.hasRemaining()) {
-      seg.size += seg.channel.write(buf, seg.size);
-    }
+    long at = seg.size;
+    int from = buf.position();
+    onChannel(seg, false, ch -> {
+      buf.position(from); // a retry writes the same bytes at the same place again
+      for (long pos = at; buf.hasRemaining(); ) {
+        pos += ch.write(buf, pos);
+      }
+    });
+    seg.size = end;
   }
 
   /** Cuts the zeros written ahead off the end of {@code seg} (not synced). */
-  private static void trimAllocation(Segment seg) throws IOException {
+  private void trimAllocation(Segment seg) throws IOException {
     if (seg.allocated > seg.size) {
-      seg.channel.truncate(seg.size);
+      onChannel(seg, false, ch -> ch.truncate(seg.size));
       seg.allocated = seg.size;
     }
   }
 
-  private void force(FileChannel ch) throws IOException {
-    syncer.force(ch);
+  private void force(Segment seg) throws IOException {
+    onChannel(seg, true, syncer::force);
     forces.incrementAndGet();
+  }
+
+  /**
+   * Syncs the log's directory on the retry thread, which nobody interrupts: the sync opens a
+   * channel of its own, and an interrupt would close it and fail the roll, while a second sync on
+   * a new descriptor could miss a write-back error of the first (see {@link Segment}). Rolls are
+   * rare; the hand-off costs tens of microseconds.
+   */
+  private void syncDirectory() throws IOException {
+    boolean interrupted = Thread.interrupted();
+    try {
+      interrupted |= awaitUninterruptibly(retrier.submit(() -> {
+        Directories.fsync(directory);
+        return null;
+      }));
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** An I/O step on a segment's channel; may run again on another descriptor. */
+  private interface ChannelStep {
+    void run(FileChannel channel) throws IOException;
+  }
+
+  /** How often one step is done again after interrupts closed its channel. */
+  private static final int TAKEOVERS = 3;
+
+  /**
+   * Runs {@code step} on the segment's channel with this thread's interrupt flag held back (cleared
+   * now, set again before returning), so that a flag set earlier does not close the channel. If an
+   * interrupt arriving meanwhile closes it (this thread's, or another's while this one used the
+   * channel), the segment's standby takes over and the step runs again. The steps are idempotent:
+   * writes of the same bytes at the same offsets, a truncate, a sync. A sync runs again on the
+   * log's own thread, which nobody interrupts: a second interrupt of this thread during it would
+   * need a standby opened before the first sync began, and there is none (see {@link Segment}).
+   * Not after {@link #close()}, nor for a sync the standby may not take over; then the step fails
+   * as any failed I/O does.
+   */
+  private void onChannel(Segment seg, boolean sync, ChannelStep step) throws IOException {
+    boolean[] interrupted = {Thread.interrupted()};
+    try {
+      if (!attempt(seg, sync, step, 0, interrupted)) {
+        // A standby took over. A sync is done again on the retry thread, any other step is
+        // followed by a sync there: either way a sync succeeds after the new standby was opened,
+        // which may then take over in turn.
+        interrupted[0] |= awaitUninterruptibly(retrier.submit(() -> {
+          attempt(seg, true, syncer::force, 1, new boolean[1]);
+          return null;
+        }));
+        if (!sync) {
+          forces.incrementAndGet();
+        }
+      }
+    } finally {
+      if (interrupted[0]) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Runs {@code step}, then again after each takeover, up to {@link #TAKEOVERS} times, recording
+   * interrupts in {@code interrupted}. Returns false if a standby took over during the first call
+   * ({@code retries} == 0): for a sync at once (the caller has it done on the retry thread), for
+   * another step once it succeeded on the standby (the caller has a sync follow).
+   */
+  private boolean attempt(
+      Segment seg, boolean sync, ChannelStep step, int retries, boolean[] interrupted)
+      throws IOException {
+    for (; ; retries++) {
+      FileChannel ch = seg.channel;
+      try {
+        if (sync) {
+          runSync(seg, ch, step);
+        } else {
+          step.run(ch);
+        }
+        return retries == 0 || sync;
+      } catch (ClosedChannelException e) {
+        interrupted[0] |= Thread.interrupted(); // held back: onChannel sets it again
+        if (shutDown || retries >= TAKEOVERS || ch.isOpen()) {
+          throw e;
+        }
+        if (seg.takeOver(ch) == null) {
+          throw e;
+        }
+        takeovers.incrementAndGet();
+        if (sync) {
+          syncTakeovers.incrementAndGet();
+        }
+        LOG.warn("State log {}: an interrupt closed the channel of segment {} during a {}; "
+            + "continuing on a standby descriptor. Do not interrupt threads that append or "
+            + "checkpoint", directory, seg.file, sync ? "sync" : "write");
+        if (sync && retries == 0) {
+          return false;
+        }
+      }
+    }
+  }
+
+  /**
+   * One sync of {@code seg} on {@code ch}, one at a time per segment. A failure is recorded before
+   * the next sync may start: after a failed fsync a second one on the same descriptor may report
+   * success for pages the kernel dropped, so that one must not release anybody.
+   */
+  private void runSync(Segment seg, FileChannel ch, ChannelStep step) throws IOException {
+    seg.syncLock.lock();
+    try {
+      Throwable failed = failure;
+      if (failed != null) {
+        throw new IOException("an earlier write or sync of the log failed", failed);
+      }
+      long number = seg.beginSync(ch);
+      try {
+        step.run(ch);
+      } catch (ClosedChannelException e) {
+        throw e; // not a failure of the sync: done again on a standby, or failed by the caller
+      } catch (IOException | RuntimeException e) {
+        recordFailure(e);
+        throw e;
+      }
+      seg.syncSucceeded(number);
+    } finally {
+      seg.syncLock.unlock();
+    }
+  }
+
+  /** Waits for {@code f}, rethrowing its I/O failure; returns whether this thread was interrupted. */
+  private static boolean awaitUninterruptibly(Future<?> f) throws IOException {
+    boolean interrupted = false;
+    for (;;) {
+      try {
+        f.get();
+        return interrupted;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      } catch (ExecutionException e) {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+        Throwable cause = e.getCause();
+        if (cause instanceof IOException) {
+          throw (IOException) cause;
+        }
+        if (cause instanceof RuntimeException) {
+          throw (RuntimeException) cause;
+        }
+        if (cause instanceof Error) {
+          throw (Error) cause;
+        }
+        throw new IOException(cause);
+      }
+    }
   }
 
   /** While no force runs (a leader's channel may be among the retired). */
   private void closeRetired() {
     Segment s;
     while ((s = retired.poll()) != null) {
-      closeQuietly(s.channel);
+      s.closeChannels();
     }
   }
 
@@ -727,7 +1021,7 @@ public final class SegmentedLog implements AutoCloseable {
         if (failure == null && (staged.position() > 0 || sync.durable() < writtenSeq)) {
           try {
             writeStaged();
-            force(seg.channel);
+            force(seg);
             target = writtenSeq;
           } catch (IOException e) {
             failure = e;
@@ -741,8 +1035,10 @@ public final class SegmentedLog implements AutoCloseable {
             LOG.debug("State log {}: trimming the active segment at close failed", directory, e);
           }
         }
+        shutDown = true;
         closeRetired();
-        closeQuietly(seg.channel);
+        seg.closeChannels();
+        retrier.shutdown();
         lock.close();
         return target;
       } finally {

@@ -20,7 +20,8 @@ import java.util.concurrent.locks.LockSupport;
  * covered waiters one by one from the leader delayed the next force by ~0.5 ms at 64 appenders.)
  *
  * <p>A lone appender never waits: it leads, forces and returns, so its cost is one write and one
- * force, as without group commit. There is no hand-off to a background thread.
+ * force, as without group commit. There is no hand-off to a background thread (except when an
+ * interrupt cut a sync short: SegmentedLog then has it done again on its retry thread).
  */
 final class GroupSync {
 

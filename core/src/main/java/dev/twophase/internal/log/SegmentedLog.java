@@ -100,10 +100,12 @@ public final class SegmentedLog implements AutoCloseable {
     private long lastGoodSync;
     /** Syncs begun when the standby was opened; -1: opened before anything was written. */
     private long standbyOpenedAfter;
+    /** Standbys that took over. */
+    private long takeovers;
     /** Whether {@code channel} may sync: it would report every write-back error not yet reported. */
     private boolean channelMaySync = true;
 
-    /** Opens both descriptors; {@code fresh}: nothing was written to the file yet. */
+    /** Opens both descriptors; {@code fresh}: this process has written nothing to the file yet. */
     Segment(long sequence, Path file, FileChannel channel, long size, boolean fresh)
         throws IOException {
       this.sequence = sequence;
@@ -140,6 +142,7 @@ public final class SegmentedLog implements AutoCloseable {
       if (standby == null) {
         return null;
       }
+      takeovers++;
       channelMaySync = standbyOpenedAfter < 0 || lastGoodSync > standbyOpenedAfter;
       channel = standby;
       try {
@@ -151,6 +154,10 @@ public final class SegmentedLog implements AutoCloseable {
             + "write or sync fails the log", file, e.toString());
       }
       return channel;
+    }
+
+    synchronized long takeovers() {
+      return takeovers;
     }
 
     synchronized void closeChannels() {
@@ -299,7 +306,8 @@ public final class SegmentedLog implements AutoCloseable {
         LogReader.ScannedSegment last = segments.get(segments.size() - 1);
         FileChannel ch = FileChannel.open(last.file(), StandardOpenOption.WRITE);
         try {
-          active = new Segment(last.sequence(), last.file(), ch, last.validEnd(), false);
+          // Both descriptors are opened before this process writes anything: the standby may sync.
+          active = new Segment(last.sequence(), last.file(), ch, last.validEnd(), true);
         } catch (IOException | RuntimeException e) {
           closeQuietly(ch);
           throw e;
@@ -325,16 +333,20 @@ public final class SegmentedLog implements AutoCloseable {
       }
       maybeRoll();
     } catch (IOException e) {
-      if (active != null) {
-        active.closeChannels();
-      }
+      closeAllChannels();
       throw new FatalTwoPhaseException(
           "could not open the state log in " + directory + ": " + e, e);
     } catch (RuntimeException | Error e) {
-      if (active != null) {
-        active.closeChannels();
-      }
+      closeAllChannels();
       throw e;
+    }
+  }
+
+  /** Closes the active and the retired segments (a roll at open may have retired one). */
+  private void closeAllChannels() {
+    closeRetired();
+    if (active != null) {
+      active.closeChannels();
     }
   }
 
@@ -874,16 +886,19 @@ public final class SegmentedLog implements AutoCloseable {
         if (shutDown || retries >= TAKEOVERS || ch.isOpen()) {
           throw e;
         }
+        long before = seg.takeovers();
         if (seg.takeOver(ch) == null) {
           throw e;
         }
-        takeovers.incrementAndGet();
-        if (sync) {
-          syncTakeovers.incrementAndGet();
+        if (seg.takeovers() != before) { // this thread's takeover, not another's
+          takeovers.incrementAndGet();
+          if (sync) {
+            syncTakeovers.incrementAndGet();
+          }
+          LOG.warn("State log {}: an interrupt closed the channel of segment {} during a {}; "
+              + "continuing on a standby descriptor. Do not interrupt threads that append or "
+              + "checkpoint", directory, seg.file, sync ? "sync" : "write or truncate");
         }
-        LOG.warn("State log {}: an interrupt closed the channel of segment {} during a {}; "
-            + "continuing on a standby descriptor. Do not interrupt threads that append or "
-            + "checkpoint", directory, seg.file, sync ? "sync" : "write");
         if (sync && retries == 0) {
           return false;
         }
@@ -1035,14 +1050,16 @@ public final class SegmentedLog implements AutoCloseable {
             LOG.debug("State log {}: trimming the active segment at close failed", directory, e);
           }
         }
-        shutDown = true;
-        closeRetired();
-        seg.closeChannels();
-        retrier.shutdown();
-        lock.close();
         return target;
       } finally {
-        appendLock.unlock();
+        try {
+          shutDown = true;
+          closeAllChannels();
+          retrier.shutdown();
+          lock.close();
+        } finally {
+          appendLock.unlock();
+        }
       }
     });
     LOG.info("Closed state log {} (owner epoch {})", directory, epoch);

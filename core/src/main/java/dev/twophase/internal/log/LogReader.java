@@ -204,12 +204,20 @@ final class LogReader {
     /** Bytes {@code [pos, pos + n)} as the file holds them now, bypassing the scan's buffer. */
     private ByteBuffer readFresh(long pos, int n) throws IOException {
       ByteBuffer b = ByteBuffer.allocate(n);
-      while (b.hasRemaining()) {
-        if (ch.read(b, pos + b.position()) < 0) {
-          throw new SegmentChangedException("segment " + file.file() + " shrank while it was read");
-        }
-      }
+      readFully(b, pos);
       return b.flip();
+    }
+
+    /** Fills {@code b}'s remaining space with the segment's bytes from offset {@code pos} on. */
+    private void readFully(ByteBuffer b, long pos) throws IOException {
+      for (long at = pos; b.hasRemaining(); ) {
+        int r = ch.read(b, at);
+        if (r < 0) {
+          throw new SegmentChangedException("segment " + file.file() + " shrank to " + at
+              + " bytes while it was read (expected " + size + ")");
+        }
+        at += r;
+      }
     }
 
     /** Returns false if the segment is a torn (empty) last segment. */
@@ -353,15 +361,8 @@ final class LogReader {
         }
         buf.clear();
         bufStart = pos;
-        int want = (int) Math.min(buf.capacity(), size - pos);
-        buf.limit(want);
-        while (buf.hasRemaining()) {
-          int r = ch.read(buf, bufStart + buf.position());
-          if (r < 0) {
-            throw new SegmentChangedException("segment " + file.file() + " shrank to " + (bufStart
-                + buf.position()) + " bytes while it was read (expected " + size + ")");
-          }
-        }
+        buf.limit((int) Math.min(buf.capacity(), size - pos));
+        readFully(buf, pos);
         buf.flip();
       }
       int at = (int) (pos - bufStart);
@@ -378,11 +379,7 @@ final class LogReader {
       while (end > 0) {
         long start = Math.max(0, end - chunk.capacity());
         chunk.clear().limit((int) (end - start));
-        while (chunk.hasRemaining()) {
-          if (ch.read(chunk, start + chunk.position()) < 0) {
-            throw new SegmentChangedException("segment " + file.file() + " shrank while it was read");
-          }
-        }
+        readFully(chunk, start);
         for (int i = (int) (end - start) - 1; i >= 0; i--) {
           if (chunk.get(i) != 0) {
             zeroTailStart = start + i + 1;

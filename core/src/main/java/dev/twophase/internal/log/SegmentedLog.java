@@ -100,8 +100,6 @@ public final class SegmentedLog implements AutoCloseable {
     private long lastGoodSync;
     /** Syncs begun when the standby was opened; -1: opened before anything was written. */
     private long standbyOpenedAfter;
-    /** Standbys that took over. */
-    private long takeovers;
     /** Whether {@code channel} may sync: it would report every write-back error not yet reported. */
     private boolean channelMaySync = true;
 
@@ -131,18 +129,17 @@ public final class SegmentedLog implements AutoCloseable {
     }
 
     /**
-     * Replaces {@code closed}, closed by an interrupt, with the standby and opens a new standby;
-     * returns the channel to use now, or null if there is none. The standby may sync only if it
-     * was opened before anything was written or before a sync that succeeded since.
+     * Replaces {@code closed}, closed by an interrupt, with the standby and opens a new standby.
+     * The standby may sync only if it was opened before anything was written or before a sync
+     * that succeeded since.
      */
-    synchronized FileChannel takeOver(FileChannel closed) {
+    synchronized Takeover takeOver(FileChannel closed) {
       if (channel != closed) {
-        return channel; // another thread took over already
+        return Takeover.BY_ANOTHER_THREAD;
       }
       if (standby == null) {
-        return null;
+        return Takeover.NO_STANDBY;
       }
-      takeovers++;
       channelMaySync = standbyOpenedAfter < 0 || lastGoodSync > standbyOpenedAfter;
       channel = standby;
       try {
@@ -153,11 +150,7 @@ public final class SegmentedLog implements AutoCloseable {
         LOG.warn("State log segment {}: no new standby descriptor ({}); the next interrupt in a "
             + "write or sync fails the log", file, e.toString());
       }
-      return channel;
-    }
-
-    synchronized long takeovers() {
-      return takeovers;
+      return Takeover.DONE;
     }
 
     synchronized void closeChannels() {
@@ -419,26 +412,6 @@ public final class SegmentedLog implements AutoCloseable {
    * @throws IllegalArgumentException if {@code checkpointId} is below the entry's last state
    */
   public void appendState(CoordinatorEntry entry, long checkpointId, byte[] payload) {
-    holdingInterrupt(() -> doAppendState(entry, checkpointId, payload));
-  }
-
-  /**
-   * Runs {@code action} with the thread's interrupt flag cleared and sets it again afterwards: an
-   * interrupted thread would close the shared channel on its next I/O (FileChannel is
-   * interruptible) and so break the log for every coordinator.
-   */
-  private static void holdingInterrupt(Runnable action) {
-    boolean interrupted = Thread.interrupted();
-    try {
-      action.run();
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  private void doAppendState(CoordinatorEntry entry, long checkpointId, byte[] payload) {
     byte[] owned = payload.clone();
     int size = LogFormat.stateRecordSize(entry.idBytes().length, owned.length);
     long seq;
@@ -477,10 +450,6 @@ public final class SegmentedLog implements AutoCloseable {
 
   /** Appends a COMPLETED record for {@code entry} if it raises its mark. Not forced. */
   public void appendCompletion(CoordinatorEntry entry, long checkpointId) {
-    holdingInterrupt(() -> doAppendCompletion(entry, checkpointId));
-  }
-
-  private void doAppendCompletion(CoordinatorEntry entry, long checkpointId) {
     appendLock.lock();
     try {
       checkWritable(entry, checkpointId);
@@ -518,19 +487,17 @@ public final class SegmentedLog implements AutoCloseable {
 
   /** Rolls to a new segment holding only the live state now, and deletes the older ones. */
   public void compact() {
-    holdingInterrupt(() -> {
-      appendLock.lock();
+    appendLock.lock();
+    try {
+      checkWritable(null, -1);
       try {
-        checkWritable(null, -1);
-        try {
-          roll();
-        } catch (IOException e) {
-          throw fail(e, null, -1, "compaction");
-        }
-      } finally {
-        appendLock.unlock();
+        roll();
+      } catch (IOException e) {
+        throw fail(e, null, -1, "compaction");
       }
-    });
+    } finally {
+      appendLock.unlock();
+    }
   }
 
   private void tornWriteAndHalt(ByteBuffer buf) {
@@ -809,17 +776,16 @@ public final class SegmentedLog implements AutoCloseable {
    * rare; the hand-off costs tens of microseconds.
    */
   private void syncDirectory() throws IOException {
-    boolean interrupted = Thread.interrupted();
-    try {
-      interrupted |= awaitUninterruptibly(retrier.submit(() -> {
-        Directories.fsync(directory);
-        return null;
-      }));
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    onRetryThread(() -> Directories.fsync(directory));
+  }
+
+  /** What {@link Segment#takeOver} did. */
+  private enum Takeover {
+    DONE,
+    /** The channel had been replaced already: use the current one. */
+    BY_ANOTHER_THREAD,
+    /** No standby: the step fails. */
+    NO_STANDBY
   }
 
   /** An I/O step on a segment's channel; may run again on another descriptor. */
@@ -844,14 +810,11 @@ public final class SegmentedLog implements AutoCloseable {
   private void onChannel(Segment seg, boolean sync, ChannelStep step) throws IOException {
     boolean[] interrupted = {Thread.interrupted()};
     try {
-      if (!attempt(seg, sync, step, 0, interrupted)) {
+      if (attempt(seg, sync, step, TAKEOVERS, sync, interrupted)) {
         // A standby took over. A sync is done again on the retry thread, any other step is
         // followed by a sync there: either way a sync succeeds after the new standby was opened,
         // which may then take over in turn.
-        interrupted[0] |= awaitUninterruptibly(retrier.submit(() -> {
-          attempt(seg, true, syncer::force, 1, new boolean[1]);
-          return null;
-        }));
+        onRetryThread(() -> attempt(seg, true, syncer::force, TAKEOVERS - 1, false, new boolean[1]));
         if (!sync) {
           forces.incrementAndGet();
         }
@@ -864,15 +827,15 @@ public final class SegmentedLog implements AutoCloseable {
   }
 
   /**
-   * Runs {@code step}, then again after each takeover, up to {@link #TAKEOVERS} times, recording
-   * interrupts in {@code interrupted}. Returns false if a standby took over during the first call
-   * ({@code retries} == 0): for a sync at once (the caller has it done on the retry thread), for
-   * another step once it succeeded on the standby (the caller has a sync follow).
+   * Runs {@code step}, and again after each takeover, at most {@code takeovers} times; returns
+   * whether the channel was replaced meanwhile. With {@code stopAtTakeover} it returns at the first
+   * replacement without running the step again (a sync to be done on the retry thread). Interrupts
+   * it holds back go to {@code interrupted}.
    */
-  private boolean attempt(
-      Segment seg, boolean sync, ChannelStep step, int retries, boolean[] interrupted)
-      throws IOException {
-    for (; ; retries++) {
+  private boolean attempt(Segment seg, boolean sync, ChannelStep step, int takeovers,
+      boolean stopAtTakeover, boolean[] interrupted) throws IOException {
+    boolean replaced = false;
+    for (int retries = 0; ; retries++) {
       FileChannel ch = seg.channel;
       try {
         if (sync) {
@@ -880,18 +843,18 @@ public final class SegmentedLog implements AutoCloseable {
         } else {
           step.run(ch);
         }
-        return retries == 0 || sync;
+        return replaced;
       } catch (ClosedChannelException e) {
         interrupted[0] |= Thread.interrupted(); // held back: onChannel sets it again
-        if (shutDown || retries >= TAKEOVERS || ch.isOpen()) {
+        if (shutDown || retries >= takeovers || ch.isOpen()) {
           throw e;
         }
-        long before = seg.takeovers();
-        if (seg.takeOver(ch) == null) {
+        Takeover t = seg.takeOver(ch);
+        if (t == Takeover.NO_STANDBY) {
           throw e;
         }
-        if (seg.takeovers() != before) { // this thread's takeover, not another's
-          takeovers.incrementAndGet();
+        if (t == Takeover.DONE) {
+          this.takeovers.incrementAndGet();
           if (sync) {
             syncTakeovers.incrementAndGet();
           }
@@ -899,8 +862,9 @@ public final class SegmentedLog implements AutoCloseable {
               + "continuing on a standby descriptor. Do not interrupt threads that append or "
               + "checkpoint", directory, seg.file, sync ? "sync" : "write or truncate");
         }
-        if (sync && retries == 0) {
-          return false;
+        replaced = true;
+        if (stopAtTakeover) {
+          return true;
         }
       }
     }
@@ -933,30 +897,45 @@ public final class SegmentedLog implements AutoCloseable {
     }
   }
 
-  /** Waits for {@code f}, rethrowing its I/O failure; returns whether this thread was interrupted. */
-  private static boolean awaitUninterruptibly(Future<?> f) throws IOException {
+  /** I/O done on the retry thread. */
+  private interface RetryCall {
+    void run() throws IOException;
+  }
+
+  /**
+   * Runs {@code call} on the retry thread, which nobody interrupts, and waits for it without
+   * letting an interrupt end the wait; the interrupt is set again on this thread before returning.
+   */
+  private void onRetryThread(RetryCall call) throws IOException {
+    Future<?> f = retrier.submit(() -> {
+      call.run();
+      return null;
+    });
     boolean interrupted = false;
-    for (;;) {
-      try {
-        f.get();
-        return interrupted;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      } catch (ExecutionException e) {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
+    try {
+      for (;;) {
+        try {
+          f.get();
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
         }
-        Throwable cause = e.getCause();
-        if (cause instanceof IOException) {
-          throw (IOException) cause;
-        }
-        if (cause instanceof RuntimeException) {
-          throw (RuntimeException) cause;
-        }
-        if (cause instanceof Error) {
-          throw (Error) cause;
-        }
-        throw new IOException(cause);
+      }
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        throw (IOException) cause;
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      if (cause instanceof Error) {
+        throw (Error) cause;
+      }
+      throw new IOException(cause);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
     }
   }

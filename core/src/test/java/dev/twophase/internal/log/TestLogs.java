@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.FileStateLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -24,8 +25,8 @@ public final class TestLogs {
    * Opens a log that writes no zeros ahead of its appends, so that a segment's length is the end
    * of its records: for tests that find records by the file's length.
    */
-  public static dev.twophase.FileStateLog openExact(Path dir) {
-    return dev.twophase.FileStateLog.builder(dir).preallocateBytes(0).build();
+  public static FileStateLog openExact(Path dir) {
+    return FileStateLog.builder(dir).preallocateBytes(0).build();
   }
 
   /**

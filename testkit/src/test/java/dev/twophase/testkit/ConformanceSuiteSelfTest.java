@@ -22,8 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -46,11 +48,8 @@ class ConformanceSuiteSelfTest {
 
   private static final Set<String> FAILED_BY_SOME_MUTANT = Collections.synchronizedSet(new HashSet<>());
 
-  /** A broken participant and the suite tests that must notice. */
-  record Mutant(
-      String name,
-      Function<InMemoryParticipant<String>, Participant<InMemoryTransaction, Void>> wrap,
-      Set<String> mustFail) {
+  /** A broken participant, the suite that runs on it, and the suite tests that must notice. */
+  record Mutant(String name, Supplier<ParticipantConformanceSuite<?, ?, ?>> suite, Set<String> mustFail) {
     @Override
     public String toString() {
       return name;
@@ -64,7 +63,7 @@ class ConformanceSuiteSelfTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("mutants")
   void suiteCatchesMutant(Mutant mutant) {
-    Map<String, String> results = run(new MutantSuite(mutant.wrap()));
+    Map<String, String> results = run(mutant.suite().get());
     Set<String> failed = new TreeSet<>();
     results.forEach((test, result) -> {
       if (result.startsWith("FAILED")) {
@@ -105,7 +104,7 @@ class ConformanceSuiteSelfTest {
   }
 
   /** Runs every suite test like JUnit would: BeforeEach, the test, AfterEach. */
-  static Map<String, String> run(MutantSuite suite) {
+  static Map<String, String> run(ParticipantConformanceSuite<?, ?, ?> suite) {
     List<Method> before =
         AnnotationSupport.findAnnotatedMethods(
             suite.getClass(), BeforeEach.class, HierarchyTraversalMode.TOP_DOWN);
@@ -143,7 +142,7 @@ class ConformanceSuiteSelfTest {
       String name,
       Function<InMemoryParticipant<String>, Participant<InMemoryTransaction, Void>> wrap,
       String... mustFail) {
-    MUTANTS.add(new Mutant(name, wrap, Set.of(mustFail)));
+    MUTANTS.add(new Mutant(name, () -> new MutantSuite(wrap), Set.of(mustFail)));
   }
 
   private static CommitOutcome neverAlready(CommitOutcome outcome) {

@@ -601,8 +601,10 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   }
 
   /**
-   * Handles and the user context survive the codec: decode(encode(h)) equals h (or encodes to the
-   * same bytes) and commits; an unknown version is refused.
+   * Handles and the user context survive the codec, as the state log needs them:
+   * {@code decode(encode(h))} equals {@code h}, with the same hash code, for the handle
+   * {@code beginTransaction} returns and for the one {@code preCommit} returns, and the decoded
+   * committable handle commits; a version newer than the codec's is refused.
    */
   @Test
   public void handleAndContextSurviveTheCodec() throws Exception {
@@ -611,11 +613,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     TXN txn = process.begin();
     byte[] bytes = codec.encode(txn);
     assertNotNull(bytes, "Codec.encode returned null");
-    TXN decoded = codec.decode(bytes, codec.version());
-    assertNotNull(decoded, "Codec.decode returned null");
-    assertTrue(
-        txn.equals(decoded) || Arrays.equals(bytes, codec.encode(decoded)),
-        "decode(encode(h)) neither equals h nor encodes to the same bytes: " + txn + " vs " + decoded);
+    assertSameValue(txn, codec.decode(bytes, codec.version()), "the handle beginTransaction returned");
     assertThrows(
         Exception.class,
         () -> codec.decode(bytes, codec.version() + 1),
@@ -626,6 +624,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     // The coordinator logs the handle preCommit returned, which may gather what the writes created
     // (a file participant's part files): commit through it as the log holds it.
     TXN logged = codec.decode(codec.encode(committable), codec.version());
+    assertSameValue(committable, logged, "the handle preCommit returned");
     assertEquals(CommitOutcome.COMMITTED, process.commit(logged), "commit through the decoded handle");
     assertVisible(records, "records committed through the decoded handle");
 
@@ -639,6 +638,34 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
               || Arrays.equals(contextBytes, contextCodec.encode(contextDecoded)),
           "the user context does not survive its codec: " + context + " vs " + contextDecoded);
     }
+  }
+
+  /**
+   * Handles are immutable values: writing records into a transaction and pre-committing it leave
+   * the handle {@code beginTransaction} returned as it was (the state log holds that one as the
+   * open transaction from the moment it is begun, and recovery aborts through it), and committing
+   * leaves the committable handle as it was. What a transaction gathers while it is written (the
+   * files it created, say) belongs in the new handle {@code preCommit} returns.
+   */
+  @Test
+  public void handlesAreImmutableValues() throws Exception {
+    Incarnation<TXN, CONTEXT> process = start();
+    Codec<TXN> codec = process.participant().transactionCodec();
+    TXN begun = process.begin();
+    byte[] begunBytes = codec.encode(begun);
+    String begunText = String.valueOf(begun);
+    List<IN> records = write(process, begun, 3);
+    TXN committable = process.preCommit(begun);
+    assertTrue(Arrays.equals(begunBytes, codec.encode(begun)),
+        "the handle beginTransaction returned changed while records were written and pre-committed ("
+            + begunText + " became " + begun + "): a handle must be an immutable value (a record);"
+            + " return what the transaction gathered in a new handle from preCommit");
+    byte[] committableBytes = codec.encode(committable);
+    assertEquals(CommitOutcome.COMMITTED, process.commit(committable), "outcome of the commit");
+    assertTrue(Arrays.equals(committableBytes, codec.encode(committable)),
+        "commit changed the handle it was given (" + committable + "): a handle must be an "
+            + "immutable value, since the state log may pass the same one again");
+    assertVisible(records, "committed records");
   }
 
   /** A pre-committed transaction the resource expired is reported LOST, and nothing shows. */
@@ -797,6 +824,15 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
           "the resource " + (expected ? "no longer holds" : "still holds") + " " + transaction + " "
               + when);
     }
+  }
+
+  /** A handle and its decoded copy: equal, with equal hash codes, as values must be. */
+  private static <T> void assertSameValue(T handle, T decoded, String which) {
+    assertNotNull(decoded, "Codec.decode returned null for " + which);
+    assertEquals(handle, decoded, "decode(encode(h)) does not equal h for " + which + ": a handle "
+        + "must be a value (a record) whose every field the codec writes");
+    assertEquals(handle.hashCode(), decoded.hashCode(), "decode(encode(h)) equals h but its "
+        + "hashCode differs, for " + which + ": implement hashCode with equals (a record does)");
   }
 
   /** The call may return LOST or throw, but must not claim that it committed. */

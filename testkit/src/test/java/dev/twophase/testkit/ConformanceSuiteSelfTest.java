@@ -86,6 +86,15 @@ class ConformanceSuiteSelfTest {
     assertEquals(suiteTests().size(), results.size());
   }
 
+  @Test
+  void correctHandleClassPassesThroughTheSameRunner() {
+    Map<String, String> results = run(new HandleMutantSuite(HandleMutantSuite.Flaw.NONE));
+    for (Map.Entry<String, String> entry : results.entrySet()) {
+      assertEquals("PASSED", entry.getValue(), entry.getKey());
+    }
+    assertEquals(suiteTests().size(), results.size());
+  }
+
   @AfterAll
   static void everySuiteTestCanFail() {
     Set<String> neverFailed = new TreeSet<>();
@@ -143,6 +152,10 @@ class ConformanceSuiteSelfTest {
       Function<InMemoryParticipant<String>, Participant<InMemoryTransaction, Void>> wrap,
       String... mustFail) {
     MUTANTS.add(new Mutant(name, () -> new MutantSuite(wrap), Set.of(mustFail)));
+  }
+
+  private static void handleMutant(String name, HandleMutantSuite.Flaw flaw, String... mustFail) {
+    MUTANTS.add(new Mutant(name, () -> new HandleMutantSuite(flaw), Set.of(mustFail)));
   }
 
   private static CommitOutcome neverAlready(CommitOutcome outcome) {
@@ -445,5 +458,15 @@ class ConformanceSuiteSelfTest {
           }
         },
         "declarationsAreSane");
+
+    handleMutant(
+        "handle without value equality",
+        HandleMutantSuite.Flaw.IDENTITY_EQUALITY,
+        "handleAndContextSurviveTheCodec");
+
+    handleMutant(
+        "preCommit changes the handle beginTransaction returned",
+        HandleMutantSuite.Flaw.MUTATED_BY_PRE_COMMIT,
+        "handlesAreImmutableValues");
   }
 }

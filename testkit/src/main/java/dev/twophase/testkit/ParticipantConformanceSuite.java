@@ -68,7 +68,9 @@ import org.junit.jupiter.api.Test;
  *       older data, but nothing else may commit to it while a test runs.
  *   <li>Calls follow the coordinator's order: on every start, an instance first commits and aborts
  *       the recovered handles, then gets {@code finishRecoveringContext}, then begins transactions.
- *       Owner epochs grow with every start of a coordinator id.
+ *       Owner epochs grow with every start of a coordinator id. One check calls the participant
+ *       from two threads, as a self-driving {@link dev.twophase.Coordinator} does: commits on one,
+ *       everything else on another.
  * </ul>
  *
  * <h2>Life cycle</h2>
@@ -752,6 +754,17 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     next = second.preCommit(next);
     assertEquals(CommitOutcome.COMMITTED, second.commit(next));
     assertVisible(records, "records after empty transactions");
+  }
+
+  /**
+   * {@code commit(n)} runs on another thread while the application thread writes to, and then
+   * pre-commits, transaction {@code n + 1}, as under a self-driving coordinator: each commit makes
+   * exactly its own transaction visible, the records written meanwhile stay invisible until their
+   * own commit, and nothing is lost. See {@link ConcurrentCommitCheck}.
+   */
+  @Test
+  public void commitRunsWhileTheNextTransactionIsWritten() throws Exception {
+    new ConcurrentCommitCheck<>(this, fixture).run();
   }
 
   /** The participant's declarations are sane: codecs with positive versions, a positive timeout. */

@@ -459,6 +459,66 @@ class ConformanceSuiteSelfTest {
         },
         "declarationsAreSane");
 
+    mutant(
+        "commit bound to the thread that began the transaction",
+        p -> new DelegatingParticipant(p) {
+          // Like a connection bound to the thread that opened it: fine on one thread, wrong
+          // under a coordinator whose commits run on a thread of their own.
+          private final ThreadLocal<Set<String>> begunHere = ThreadLocal.withInitial(HashSet::new);
+
+          @Override
+          public InMemoryTransaction beginTransaction(TransactionContext<Void> c) throws Exception {
+            InMemoryTransaction t = delegate.beginTransaction(c);
+            begunHere.get().add(t.name());
+            return t;
+          }
+
+          @Override
+          public CommitOutcome commit(InMemoryTransaction t) throws Exception {
+            if (!begunHere.get().contains(t.name())) {
+              throw new IllegalStateException("no connection of " + t.name() + " on thread "
+                  + Thread.currentThread().getName());
+            }
+            return delegate.commit(t);
+          }
+        },
+        "commitRunsWhileTheNextTransactionIsWritten");
+
+    mutant(
+        "commit drops the unflushed records of the transaction being written",
+        p -> new DelegatingParticipant(p) {
+          // Records are batched per transaction until preCommit; commit resets the session,
+          // dropping every batch, the next transaction's included.
+          private final Map<String, List<String>> batches = new ConcurrentHashMap<>();
+
+          @Override
+          public RecordWriter<String> writerFor(InMemoryTransaction t) {
+            List<String> batch = Collections.synchronizedList(new ArrayList<>());
+            batches.put(t.name(), batch);
+            return batch::add;
+          }
+
+          @Override
+          public InMemoryTransaction preCommit(InMemoryTransaction t) throws Exception {
+            List<String> batch = batches.remove(t.name());
+            RecordWriter<String> writer = delegate.writerFor(t);
+            if (batch != null) {
+              for (String record : List.copyOf(batch)) {
+                writer.write(record);
+              }
+            }
+            return delegate.preCommit(t);
+          }
+
+          @Override
+          public CommitOutcome commit(InMemoryTransaction t) throws Exception {
+            CommitOutcome outcome = delegate.commit(t);
+            batches.clear();
+            return outcome;
+          }
+        },
+        "commitRunsWhileTheNextTransactionIsWritten");
+
     handleMutant(
         "handle without value equality",
         HandleMutantSuite.Flaw.IDENTITY_EQUALITY,

@@ -68,7 +68,7 @@ import org.junit.jupiter.api.Test;
  *       older data, but nothing else may commit to it while a test runs.
  *   <li>Calls follow the coordinator's order: on every start, an instance first commits and aborts
  *       the recovered handles, then gets {@code finishRecoveringContext}, then begins transactions.
- *       Owner epochs grow with every start of a coordinator id. One check calls the participant
+ *       Owner epochs grow with every start of a coordinator id. Two checks call the participant
  *       from two threads, as a self-driving {@link dev.twophase.Coordinator} does: commits on one,
  *       everything else on another.
  * </ul>
@@ -140,7 +140,9 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    * Writes {@code record} into {@code transaction}, the handle {@code beginTransaction} returned.
    * The default uses the {@link RecordWriter} the participant's {@link Writable#writerFor} returned
    * for the transaction (the suite asks for it once, right after {@code beginTransaction}, as the
-   * coordinator does); participants that expose their resource otherwise must override this.
+   * coordinator does); participants that expose their resource otherwise must override this. In
+   * {@link #exactlyOnceUnderACoordinatorWithRestart()}, {@code transaction} is the coordinator's
+   * {@code currentTransaction(participant)}.
    */
   protected void write(Participant<TXN, CONTEXT> participant, TXN transaction, IN record)
       throws Exception {
@@ -765,6 +767,18 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   @Test
   public void commitRunsWhileTheNextTransactionIsWritten() throws Exception {
     new ConcurrentCommitCheck<>(this, fixture).run();
+  }
+
+  /**
+   * Under a real {@link dev.twophase.Coordinator} over a real {@link dev.twophase.FileStateLog}:
+   * a decided checkpoint left uncommitted by the first process is committed by recovery in the
+   * second, records not yet decided when the second closes are aborted and written again by the
+   * third, and in the end every record shows exactly once, in order. See
+   * {@link CoordinatorRestartCheck}.
+   */
+  @Test
+  public void exactlyOnceUnderACoordinatorWithRestart() throws Exception {
+    new CoordinatorRestartCheck<>(this, fixture).run();
   }
 
   /** The participant's declarations are sane: codecs with positive versions, a positive timeout. */

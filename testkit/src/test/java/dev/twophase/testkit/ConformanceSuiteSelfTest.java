@@ -482,7 +482,8 @@ class ConformanceSuiteSelfTest {
             return delegate.commit(t);
           }
         },
-        "commitRunsWhileTheNextTransactionIsWritten");
+        "commitRunsWhileTheNextTransactionIsWritten",
+        "exactlyOnceUnderACoordinatorWithRestart");
 
     mutant(
         "commit drops the unflushed records of the transaction being written",
@@ -518,6 +519,57 @@ class ConformanceSuiteSelfTest {
           }
         },
         "commitRunsWhileTheNextTransactionIsWritten");
+
+    mutant(
+        "transaction names from the checkpoint id",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public InMemoryTransaction beginTransaction(TransactionContext<Void> c) throws Exception {
+            return delegate.beginTransaction(new TransactionContext<Void>() {
+              @Override
+              public String coordinatorId() {
+                return c.coordinatorId();
+              }
+
+              @Override
+              public String participantName() {
+                return c.participantName();
+              }
+
+              @Override
+              public long ownerEpoch() {
+                return c.ownerEpoch();
+              }
+
+              @Override
+              public String transactionNamePrefix() {
+                return c.transactionNamePrefix();
+              }
+
+              @Override
+              public long checkpointId() {
+                return c.checkpointId();
+              }
+
+              @Override
+              public long sequence() {
+                return c.sequence();
+              }
+
+              @Override
+              public Optional<Void> userContext() {
+                return c.userContext();
+              }
+
+              @Override
+              public String transactionName() {
+                // unique within one process, but an undecided checkpoint id comes again after a restart
+                return c.transactionNamePrefix() + "0-" + c.checkpointId();
+              }
+            });
+          }
+        },
+        "exactlyOnceUnderACoordinatorWithRestart");
 
     handleMutant(
         "handle without value equality",

@@ -114,7 +114,11 @@ public final class Coordinator implements AutoCloseable {
     StoredState last = log.lastState();
     StateCodec.CoordinatorRecord record =
         last == null ? null : StateCodec.decode(last.payload(), "the state log of coordinator '" + core.coordinatorId() + "'");
-    core.recover(record, log.lastCompletedCheckpointId(), log.ownerEpoch(), log.logId(), log::appendCompletion);
+    // Above the log's epoch, and above the last incarnation's even when that one ran under the
+    // same owner (a coordinator closed and built again on a log that stayed open): every start
+    // gets an epoch of its own, so transaction names never repeat.
+    long epoch = record == null ? log.ownerEpoch() : Math.max(log.ownerEpoch(), record.ownerEpoch() + 1);
+    core.recover(record, log.lastCompletedCheckpointId(), epoch, log.logId(), log::appendCompletion);
     nextCheckpointId = core.lastCheckpointId() + 1;
     core.beginAll(nextCheckpointId);
     // The start-up record: a crash before the first checkpoint must abort what was just begun.

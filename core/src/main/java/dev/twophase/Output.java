@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * Where the application writes records for one {@link Writable} participant. An output always
  * writes into the participant's <em>current</em> transaction: after a checkpoint the same output
@@ -8,6 +10,7 @@ package dev.twophase;
  *
  * @param <IN> record type
  */
+@PublicEvolving
 public interface Output<IN> {
 
   /**

@@ -9,6 +9,7 @@ import dev.twophase.Participant;
 import dev.twophase.RecordWriter;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.testing.TestContexts;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -31,6 +32,7 @@ import java.util.Optional;
  * @param <TXN> the participant's handle type
  * @param <CONTEXT> the participant's user context type ({@link Void} if none)
  */
+@PublicEvolving
 public final class Incarnation<TXN, CONTEXT> {
 
   private final ManualCoordinator<TXN, CONTEXT> coordinator;

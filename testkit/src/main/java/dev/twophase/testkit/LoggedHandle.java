@@ -1,6 +1,7 @@
 package dev.twophase.testkit;
 
 import dev.twophase.Codec;
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -12,6 +13,7 @@ import java.util.Objects;
  *
  * @param <TXN> the participant's handle type
  */
+@PublicEvolving
 public final class LoggedHandle<TXN> {
 
   private final byte[] bytes;

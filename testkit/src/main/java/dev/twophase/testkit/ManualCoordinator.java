@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import dev.twophase.Codec;
 import dev.twophase.Participant;
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.testing.TestContexts;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,6 +53,7 @@ import java.util.Optional;
  * @param <TXN> the participant's handle type
  * @param <CONTEXT> the participant's user context type ({@link Void} if none)
  */
+@PublicEvolving
 public final class ManualCoordinator<TXN, CONTEXT> implements AutoCloseable {
 
   private final String coordinatorId;

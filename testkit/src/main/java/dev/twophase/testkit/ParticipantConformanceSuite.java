@@ -16,6 +16,7 @@ import dev.twophase.Participant;
 import dev.twophase.RecordWriter;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
+import dev.twophase.annotation.PublicEvolving;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -95,6 +96,7 @@ import org.junit.jupiter.api.Test;
  * @param <CONTEXT> the participant's user context ({@link Void} if none)
  * @param <IN> record type
  */
+@PublicEvolving
 public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
   // ------------------------------------------------------------------------- for subclasses

@@ -1,6 +1,7 @@
 package dev.twophase.testkit;
 
 import dev.twophase.Participant;
+import dev.twophase.annotation.PublicEvolving;
 
 /**
  * Makes a new participant instance, on the same external resource as every other, inside a new
@@ -12,6 +13,7 @@ import dev.twophase.Participant;
  * @param <TXN> the participant's handle type
  * @param <CONTEXT> the participant's user context type ({@link Void} if none)
  */
+@PublicEvolving
 @FunctionalInterface
 public interface ParticipantFactory<TXN, CONTEXT> {
 

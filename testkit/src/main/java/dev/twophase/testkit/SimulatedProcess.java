@@ -1,5 +1,6 @@
 package dev.twophase.testkit;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -38,6 +39,7 @@ import java.util.Objects;
  * <p>Thread-safe: the participant may create resources on any thread (the committer thread of a
  * coordinator, for example).
  */
+@PublicEvolving
 public final class SimulatedProcess {
 
   /** What the operating system does to a resource of a process that dies or exits. */

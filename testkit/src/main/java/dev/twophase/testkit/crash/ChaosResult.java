@@ -1,5 +1,6 @@
 package dev.twophase.testkit.crash;
 
+import dev.twophase.annotation.Experimental;
 import java.util.Map;
 
 /**
@@ -13,6 +14,7 @@ import java.util.Map;
  *     ran to the end (allowed in chaos mode: a random hit may lie beyond what a child reaches)
  * @param crashesByPoint how many children halted at each point
  */
+@Experimental
 public record ChaosResult(
     long seed, int scenarios, int children, int crashes, int notReached, Map<String, Integer> crashesByPoint) {
 

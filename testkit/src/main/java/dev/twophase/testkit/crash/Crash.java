@@ -1,6 +1,7 @@
 package dev.twophase.testkit.crash;
 
 import dev.twophase.ProtocolPoint;
+import dev.twophase.annotation.Experimental;
 import java.util.Objects;
 import java.util.Set;
 
@@ -16,6 +17,7 @@ import java.util.Set;
  * @param point the name passed to {@link dev.twophase.FaultInjector#reached(String)}
  * @param hit the hit at which to halt, from 1
  */
+@Experimental
 public record Crash(String point, long hit) {
 
   /**

@@ -1,6 +1,7 @@
 package dev.twophase.testkit.crash;
 
 import dev.twophase.FaultInjector;
+import dev.twophase.annotation.Experimental;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
@@ -9,6 +10,7 @@ import java.util.Optional;
  * What a {@link CrashSubject} gets in a child JVM of a {@link CrashTest}: where to keep its data,
  * the names the coordinator uses, and the fault injector to hand to the participant.
  */
+@Experimental
 public final class CrashEnvironment {
 
   /** The name of your participant in the child's coordinator. */

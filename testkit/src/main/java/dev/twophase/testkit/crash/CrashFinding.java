@@ -1,5 +1,6 @@
 package dev.twophase.testkit.crash;
 
+import dev.twophase.annotation.Experimental;
 import java.util.Objects;
 
 /**
@@ -12,6 +13,7 @@ import java.util.Objects;
  *     if the finding is about the child JVM itself
  * @param message what was seen, and what it means
  */
+@Experimental
 public record CrashFinding(Kind kind, int child, String participant, String message) {
 
   /** What a finding is about. */

@@ -1,5 +1,6 @@
 package dev.twophase.testkit.crash;
 
+import dev.twophase.annotation.Experimental;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.OptionalLong;
  * @param directory where it ran (the state log, the work directories, every child's files)
  * @param children the child JVMs, in order
  */
+@Experimental
 public record CrashRun(CrashScenario scenario, Path directory, List<Child> children) {
 
   /** Copies the children. */

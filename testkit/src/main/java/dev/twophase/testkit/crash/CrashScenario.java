@@ -1,6 +1,7 @@
 package dev.twophase.testkit.crash;
 
 import dev.twophase.ProtocolPoint;
+import dev.twophase.annotation.Experimental;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -29,6 +30,7 @@ import java.util.Objects;
  * @param name what the scenario is, for test names and messages
  * @param crashes the crashes, one child JVM each, in order; may be empty (a clean run)
  */
+@Experimental
 public record CrashScenario(String name, List<Crash> crashes) {
 
   /** Copies the crashes. */

@@ -2,6 +2,7 @@ package dev.twophase.testkit.crash;
 
 import dev.twophase.Participant;
 import dev.twophase.Writable;
+import dev.twophase.annotation.Experimental;
 import java.util.List;
 
 /**
@@ -20,6 +21,7 @@ import java.util.List;
  * @param <IN> your participant's record type; records must have value equality, and distinct
  *     numbers must give distinct records
  */
+@Experimental
 public interface CrashSubject<IN> {
 
   /**

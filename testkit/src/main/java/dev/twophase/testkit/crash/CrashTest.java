@@ -1,6 +1,7 @@
 package dev.twophase.testkit.crash;
 
 import dev.twophase.ProtocolPoint;
+import dev.twophase.annotation.Experimental;
 import dev.twophase.testing.CrashInjector;
 import dev.twophase.testkit.crash.CrashFinding.Kind;
 import dev.twophase.testkit.crash.CrashRun.Ending;
@@ -102,6 +103,7 @@ import java.util.stream.Stream;
  * <p>Each child has a timeout ({@link Builder#childTimeout}); a child that exceeds it is dumped
  * ({@code jcmd Thread.print}) and killed. No child outlives {@link #run}.
  */
+@Experimental
 public final class CrashTest {
 
   /** The system property that overrides the default child timeout, e.g. {@code PT5M}. */

@@ -1,5 +1,6 @@
 package dev.twophase.testkit.crash;
 
+import dev.twophase.annotation.Experimental;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -10,6 +11,7 @@ import java.util.TreeSet;
  * child JVM: how it ended, the end of its output, and its threads if it hung. The scenario's
  * directory (state log, your work directory, the children's output and reports) is kept.
  */
+@Experimental
 public final class CrashTestFailure extends AssertionError {
 
   private static final long serialVersionUID = 1L;

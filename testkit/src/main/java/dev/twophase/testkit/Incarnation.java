@@ -267,17 +267,13 @@ public final class Incarnation<TXN, CONTEXT> {
    * @throws Exception if {@code close()} or the process's exit failed
    */
   public void close() throws Exception {
-    shutDown(true);
-  }
-
-  void shutDown(boolean abortUnfinished) throws Exception {
     List<TXN> toAbort;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
-      toAbort = abortUnfinished ? new ArrayList<>(unfinished) : List.of();
+      toAbort = new ArrayList<>(unfinished);
     }
     try {
       for (TXN transaction : toAbort) {

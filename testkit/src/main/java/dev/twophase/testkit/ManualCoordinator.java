@@ -151,14 +151,15 @@ public final class ManualCoordinator<TXN, CONTEXT> implements AutoCloseable {
    * its unfinished transactions (failures ignored: the test is over), closes its participant and
    * ends its process. Every incarnation is ended even if one fails.
    *
-   * @throws Exception the first {@code close()} or process-exit failure; the others are suppressed
+   * @throws IllegalStateException if a participant's {@code close()} or a process's exit failed;
+   *     its cause is the first failure, the others are suppressed
    */
   @Override
-  public void close() throws Exception {
+  public void close() {
     Exception failure = null;
     for (Incarnation<TXN, CONTEXT> incarnation : incarnations) {
       try {
-        incarnation.shutDown(true);
+        incarnation.close();
       } catch (Exception e) {
         if (failure == null) {
           failure = e;
@@ -167,8 +168,11 @@ public final class ManualCoordinator<TXN, CONTEXT> implements AutoCloseable {
         }
       }
     }
+    if (failure instanceof RuntimeException r) {
+      throw r;
+    }
     if (failure != null) {
-      throw failure;
+      throw new IllegalStateException("closing an incarnation of " + this + " failed: " + failure, failure);
     }
   }
 

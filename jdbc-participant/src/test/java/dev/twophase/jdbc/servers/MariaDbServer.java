@@ -109,22 +109,27 @@ public final class MariaDbServer implements AutoCloseable {
   /** Rolls back every prepared XA branch a previous test left behind (they hold locks). */
   public void rollBackLeftovers() throws SQLException {
     try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-      List<String[]> branches = new ArrayList<>();
-      try (ResultSet rs = s.executeQuery("XA RECOVER CONVERT XID")) {
+      List<String> xids = new ArrayList<>();
+      try (ResultSet rs = s.executeQuery("XA RECOVER")) {
         while (rs.next()) {
-          branches.add(new String[] {
-              rs.getString("formatID"), rs.getString("gtrid_length"), rs.getString("bqual_length"),
-              rs.getString("data")});
+          byte[] data = rs.getBytes("data");
+          int g = rs.getInt("gtrid_length");
+          int b = rs.getInt("bqual_length");
+          xids.add("X'" + hex(data, 0, g) + "',X'" + hex(data, g, g + b) + "'," + rs.getLong("formatID"));
         }
       }
-      for (String[] b : branches) {
-        String hex = b[3].substring(2);
-        int g = Integer.parseInt(b[1]);
-        String gtrid = hex.substring(0, 2 * g);
-        String bqual = hex.substring(2 * g);
-        s.execute("XA ROLLBACK X'" + gtrid + "',X'" + bqual + "'," + b[0]);
+      for (String xid : xids) {
+        s.execute("XA ROLLBACK " + xid);
       }
     }
+  }
+
+  private static String hex(byte[] data, int from, int to) {
+    StringBuilder b = new StringBuilder();
+    for (int i = from; i < to; i++) {
+      b.append(String.format("%02x", data[i] & 0xff));
+    }
+    return b.toString();
   }
 
   @Override

@@ -14,7 +14,8 @@ import org.h2.jdbcx.JdbcDataSource;
 /**
  * An embedded H2 file database under {@code target/}, with {@code WRITE_DELAY=0} (without it a
  * commit reaches the file up to half a second later, so a crash loses committed rows) and a lock
- * timeout so a leaked prepared transaction fails the next test quickly.
+ * timeout so a leaked prepared transaction fails the next test quickly. {@code DB_CLOSE_DELAY=-1}
+ * keeps it open between connections (reopening the file per participant costs a second).
  */
 public final class H2Database {
 
@@ -39,7 +40,7 @@ public final class H2Database {
   }
 
   public String jdbcUrl() {
-    return "jdbc:h2:file:" + file + ";WRITE_DELAY=0;LOCK_TIMEOUT=5000";
+    return "jdbc:h2:file:" + file + ";WRITE_DELAY=0;LOCK_TIMEOUT=5000;DB_CLOSE_DELAY=-1";
   }
 
   public JdbcDataSource dataSource() {

@@ -1,0 +1,215 @@
+package dev.twophase.jdbc;
+
+import dev.twophase.Codec;
+import dev.twophase.CommitOutcome;
+import dev.twophase.FaultInjector;
+import dev.twophase.Participant;
+import dev.twophase.RecoveryContext;
+import dev.twophase.TransactionContext;
+import dev.twophase.Writable;
+import dev.twophase.jdbc.internal.BatchWriter;
+import dev.twophase.jdbc.internal.TransactionCodec;
+import dev.twophase.jdbc.internal.TransactionEngine;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Exactly-once rows in a relational database: each checkpoint's rows are one database transaction,
+ * prepared at the checkpoint ({@code PREPARE TRANSACTION}, {@code XA PREPARE}, {@code PREPARE
+ * COMMIT}) and committed once the coordinator's decision is durable, also by a new process after
+ * a crash.
+ *
+ * <p>The application writes through the connection bound to the current transaction:
+ * <pre>{@code
+ * JdbcParticipant<Order> db = JdbcParticipant.builder(dataSource).build();
+ * Connection c = db.connection(coordinator.currentTransaction(db));
+ * try (PreparedStatement s = c.prepareStatement("INSERT INTO orders VALUES (?, ?)")) { ... }
+ * }</pre>
+ * or, with {@link Builder#insert}, through the coordinator's {@code Output} in JDBC batches.
+ * Read the connection again after every checkpoint: the old one refuses every call once its
+ * transaction is pre-committed. The connection refuses {@code commit}, {@code rollback()}, {@code
+ * setAutoCommit(true)} and {@code close}: those are the participant's.
+ *
+ * <p>Guarantees. After {@code preCommit} the rows are durable in the database and invisible; the
+ * decided ones become visible at commit, exactly once. Outcomes are never guessed: a transaction
+ * the database no longer holds prepared is {@code ALREADY_COMMITTED} only if its marker row
+ * (inserted in the transaction right before the prepare) is there, {@code LOST} only if it is not,
+ * and any other answer is thrown and retried. A transaction that ran no statement prepares
+ * nothing and commits as a no-op.
+ *
+ * <p>Threads: one connection per transaction from the {@code DataSource} (a pool), so the
+ * committer thread commits checkpoint n on its connection while the application writes n + 1 on
+ * another. Size the pool for the open transaction plus every pending checkpoint plus one.
+ *
+ * @param <IN> the record type of the batch insert path ({@code Object} if unused)
+ */
+public final class JdbcParticipant<IN>
+    implements Participant<JdbcTransaction, Void>, Writable<IN, JdbcTransaction> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcParticipant.class);
+
+  private final TransactionEngine engine;
+  private final String insertSql;
+  private final dev.twophase.jdbc.RowBinder<? super IN> binder;
+  private final int batchSize;
+  private final Map<String, BatchWriter<IN>> writers = new ConcurrentHashMap<>();
+
+  JdbcParticipant(TransactionEngine engine, String insertSql,
+      dev.twophase.jdbc.RowBinder<? super IN> binder, int batchSize) {
+    this.engine = engine;
+    this.insertSql = insertSql;
+    this.binder = binder;
+    this.batchSize = batchSize;
+  }
+
+  /** A builder over a {@code DataSource} of PostgreSQL, MariaDB, MySQL or H2 (detected). */
+  public static JdbcParticipantBuilder<Object> builder(javax.sql.DataSource dataSource) {
+    return JdbcParticipantBuilder.forDataSource(dataSource);
+  }
+
+  /** A builder over any database's {@code XADataSource}, through the driver's XAResource. */
+  public static JdbcParticipantBuilder<Object> builder(javax.sql.XADataSource dataSource) {
+    return JdbcParticipantBuilder.forXaDataSource(dataSource);
+  }
+
+  /**
+   * The connection bound to {@code transaction}, for the application's statements. Valid until
+   * the transaction is pre-committed or aborted; do not close it.
+   *
+   * @throws IllegalStateException if the transaction is not open in this process
+   */
+  public Connection connection(JdbcTransaction transaction) {
+    return engine.connection(transaction);
+  }
+
+  /** The database this participant works on, e.g. {@code PostgreSQL}. */
+  public String database() {
+    return engine.dialect().product();
+  }
+
+  @Override
+  public Codec<JdbcTransaction> transactionCodec() {
+    return TransactionCodec.INSTANCE;
+  }
+
+  @Override
+  public JdbcTransaction beginTransaction(TransactionContext<Void> context) throws Exception {
+    return engine.begin(context.transactionNamePrefix(), context.transactionName(),
+        context.ownerEpoch(), context.checkpointId());
+  }
+
+  @Override
+  public void write(JdbcTransaction transaction, IN record) throws Exception {
+    if (insertSql == null) {
+      throw new IllegalStateException("this JDBC participant has no insert statement: build it "
+          + "with JdbcParticipant.builder(dataSource).insert(sql, binder) to write records "
+          + "through Output, or write through connection(currentTransaction(participant))");
+    }
+    BatchWriter<IN> writer = writers.get(transaction.name());
+    if (writer == null) {
+      Connection c = engine.writerConnection(transaction);
+      writer = new BatchWriter<>(c, insertSql, binder, batchSize);
+      writers.put(transaction.name(), writer);
+    }
+    writer.write(record);
+  }
+
+  @Override
+  public void preCommit(JdbcTransaction transaction) throws Exception {
+    closeWriter(transaction, true);
+    // SPI v1 logs the handle given by beginTransaction, so an empty transaction cannot be told
+    // apart after a crash: it is prepared like any other (its marker row is its only row).
+    engine.writerConnection(transaction);
+    engine.preCommit(transaction);
+  }
+
+  @Override
+  public CommitOutcome commit(JdbcTransaction transaction) throws Exception {
+    return engine.commit(transaction);
+  }
+
+  @Override
+  public void abort(JdbcTransaction transaction) throws Exception {
+    closeWriter(transaction, false);
+    engine.abort(transaction);
+  }
+
+  @Override
+  public void recoverAndAbort(JdbcTransaction transaction) throws Exception {
+    TransactionEngine.AbortResult r = engine.recoverAndAbort(transaction);
+    if (r == TransactionEngine.AbortResult.COMMITTED) {
+      LOG.error("{} transaction {} was to be aborted but the database shows it committed (its "
+          + "marker row is there): the state log lost a decision", database(), transaction);
+    }
+  }
+
+  @Override
+  public void finishRecoveringContext(RecoveryContext<JdbcTransaction, Void> context) throws Exception {
+    Set<String> handled = new HashSet<>();
+    for (JdbcTransaction t : context.handledTransactions()) {
+      handled.add(t.name());
+    }
+    List<String> rolledBack = engine.rollBackLeftovers(
+        context.transactionNamePrefix(), context::isOwnTransactionName, handled);
+    if (!rolledBack.isEmpty()) {
+      LOG.info("{}: rolled back {} prepared transaction(s) of earlier runs that no decision "
+          + "covers: {}", database(), rolledBack.size(), rolledBack);
+    }
+  }
+
+  @Override
+  public Optional<java.time.Duration> transactionTimeout() {
+    return Optional.empty(); // prepared transactions do not expire
+  }
+
+  @Override
+  public void close() {
+    for (String name : List.copyOf(writers.keySet())) {
+      closeWriter(new JdbcTransaction(name, false), false);
+    }
+    engine.close();
+  }
+
+  private void closeWriter(JdbcTransaction t, boolean flush) {
+    BatchWriter<IN> writer = writers.remove(t.name());
+    if (writer == null) {
+      return;
+    }
+    try {
+      if (flush) {
+        writer.flush();
+      }
+    } catch (SQLException e) {
+      try {
+        writer.close();
+      } catch (SQLException again) {
+        e.addSuppressed(again);
+      }
+      throw new dev.twophase.TwoPhaseException(database() + " transaction " + t + ": the last "
+          + "batch of inserted rows failed (" + dev.twophase.jdbc.internal.SqlErrors.describe(e)
+          + "); the checkpoint fails and its rows are rolled back", e);
+    }
+    try {
+      writer.close();
+    } catch (SQLException e) {
+      LOG.debug("closing the insert statement of {} failed", t, e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcParticipant(" + database() + ")";
+  }
+
+  static FaultInjector noFaults() {
+    return FaultInjector.none();
+  }
+}

@@ -75,8 +75,13 @@ public final class JdbcParticipant<IN>
     return JdbcParticipantBuilder.forDataSource(dataSource);
   }
 
-  /** A builder over any database's {@code XADataSource}, through the driver's XAResource. */
-  public static JdbcParticipantBuilder<Object> builder(javax.sql.XADataSource dataSource) {
+  /**
+   * A builder over any database's {@code XADataSource}, through the driver's XAResource. (A
+   * separate name: many drivers' data sources are both a {@code DataSource} and an {@code
+   * XADataSource}, and {@link #builder} picks the SQL dialect, which is the better path where one
+   * exists.)
+   */
+  public static JdbcParticipantBuilder<Object> xaBuilder(javax.sql.XADataSource dataSource) {
     return JdbcParticipantBuilder.forXaDataSource(dataSource);
   }
 

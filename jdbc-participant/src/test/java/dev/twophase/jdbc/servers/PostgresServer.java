@@ -47,7 +47,7 @@ public final class PostgresServer implements AutoCloseable {
     Path dataDir = Servers.dataDir("postgres-" + label);
     EmbeddedPostgres server = EmbeddedPostgres.builder()
         .setDataDirectory(dataDir)
-        .setCleanDataDirectory(true)
+        .setCleanDataDirectory(false) // deleted by close(), after the server stopped
         .setServerConfig("max_prepared_transactions", Integer.toString(maxPrepared))
         .setServerConfig("max_connections", "200")
         .setServerConfig("fsync", "on")

@@ -66,13 +66,27 @@ public final class Servers {
     return dir;
   }
 
+  /** Deletes {@code dir}; tries again for a while if a stopping server still writes into it. */
   static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
+    for (int attempt = 1; ; attempt++) {
+      if (!Files.exists(dir)) {
+        return;
+      }
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(p);
+        }
+        return;
+      } catch (IOException | java.io.UncheckedIOException e) {
+        if (attempt == 20) {
+          throw e instanceof IOException io ? io : new IOException(e);
+        }
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted while deleting " + dir, interrupted);
+        }
       }
     }
   }

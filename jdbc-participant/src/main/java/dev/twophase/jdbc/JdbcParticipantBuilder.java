@@ -65,7 +65,7 @@ public final class JdbcParticipantBuilder<IN> {
 
   /**
    * Where crash tests halt the process: the participant calls it at {@code
-   * jdbc.preCommit.afterMarker}, {@code jdbc.preCommit.afterPrepare}, {@code
+   * jdbc.preCommit.beforePrepare}, {@code jdbc.preCommit.afterPrepare}, {@code
    * jdbc.commit.beforeCommitPrepared} and {@code jdbc.commit.afterCommitPrepared}.
    */
   public JdbcParticipantBuilder<IN> faultInjector(FaultInjector injector) {

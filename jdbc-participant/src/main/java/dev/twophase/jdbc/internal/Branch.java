@@ -20,12 +20,13 @@ public interface Branch {
   Connection connection();
 
   /**
-   * Makes the transaction durable but invisible. After a successful return it survives a crash.
-   * The caller runs a statement in the transaction right before (the marker row): its success
-   * proves the transaction was not aborted by an earlier error, in which case PostgreSQL would
-   * answer {@code PREPARE TRANSACTION} with a silent rollback.
+   * Runs {@code lastStatement} (the marker row's insert, as literal SQL) in the transaction, then
+   * makes the transaction durable but invisible; a dialect may send both in one round trip. After
+   * a successful return the transaction survives a crash. The statement's success proves the
+   * transaction was not aborted by an earlier error, in which case PostgreSQL would answer {@code
+   * PREPARE TRANSACTION} with a silent rollback.
    */
-  void prepare() throws SQLException;
+  void prepare(String lastStatement) throws SQLException;
 
   /**
    * Commits the prepared transaction on this session.

@@ -174,7 +174,7 @@ public final class H2Dialect implements Dialect {
     }
 
     @Override
-    public void prepare() throws SQLException {
+    public void prepare(String lastStatement) throws SQLException {
       requireState(State.ACTIVE, "prepare");
       step(() -> {
         if (connection.getAutoCommit()) {
@@ -184,6 +184,7 @@ public final class H2Dialect implements Dialect {
                   + "setAutoCommit(true) on a participant's connection");
         }
         try (Statement s = connection.createStatement()) {
+          s.execute(lastStatement);
           s.execute("PREPARE COMMIT " + identifier(name));
         }
         return null;

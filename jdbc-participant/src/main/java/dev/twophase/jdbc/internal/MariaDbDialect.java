@@ -211,10 +211,11 @@ public final class MariaDbDialect implements Dialect {
     }
 
     @Override
-    public void prepare() throws SQLException {
+    public void prepare(String lastStatement) throws SQLException {
       requireState(State.ACTIVE, "prepare");
       step(() -> {
         try (Statement s = connection.createStatement()) {
+          s.execute(lastStatement);
           s.execute("XA END " + xid(name));
           s.execute("XA PREPARE " + xid(name));
         }

@@ -76,6 +76,18 @@ public final class MarkerTable {
     }
   }
 
+  /**
+   * The insert of the marker of {@code name} as literal SQL, for dialects that send it together
+   * with the prepare. The values are checked to be plain ({@code [A-Za-z0-9._~-]}), so no quoting
+   * is needed.
+   */
+  public String insertSql(String name, String owner, long epoch) {
+    BranchNames.requireSafe(name);
+    BranchNames.requireSafe(owner);
+    return "INSERT INTO " + table + " (name, owner, epoch) VALUES ('" + name + "', '" + owner
+        + "', " + epoch + ")";
+  }
+
   /** Whether the marker of {@code name} is committed. */
   public boolean exists(Connection autoCommit, String name) throws SQLException {
     try (PreparedStatement s = autoCommit.prepareStatement(exists)) {

@@ -135,7 +135,7 @@ public final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public void prepare() throws SQLException {
+    public void prepare(String lastStatement) throws SQLException {
       requireState(State.ACTIVE, "prepare");
       step(() -> {
         if (connection.getAutoCommit()) {
@@ -147,7 +147,9 @@ public final class PostgresDialect implements Dialect {
                   + "call setAutoCommit(true) on a participant's connection");
         }
         try (Statement s = connection.createStatement()) {
-          s.execute("PREPARE TRANSACTION " + BranchNames.quoted(name));
+          // One round trip: pgjdbc sends both statements of a simple query together, and stops at
+          // the first error.
+          s.execute(lastStatement + "; PREPARE TRANSACTION " + BranchNames.quoted(name));
         }
         // PREPARE TRANSACTION in a transaction that an error aborted rolls back instead and
         // answers ROLLBACK, not an error. The caller's statement right before (the marker row)

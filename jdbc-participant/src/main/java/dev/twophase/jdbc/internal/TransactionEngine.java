@@ -34,7 +34,7 @@ public final class TransactionEngine implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionEngine.class);
 
   /** Crash points of this participant, named for the fault injector. */
-  public static final String AFTER_MARKER = "jdbc.preCommit.afterMarker";
+  public static final String BEFORE_PREPARE = "jdbc.preCommit.beforePrepare";
   public static final String AFTER_PREPARE = "jdbc.preCommit.afterPrepare";
   public static final String BEFORE_COMMIT = "jdbc.commit.beforeCommitPrepared";
   public static final String AFTER_COMMIT = "jdbc.commit.afterCommitPrepared";
@@ -149,9 +149,8 @@ public final class TransactionEngine implements AutoCloseable {
       }
       return t.asEmpty();
     }
-    markers.insert(l.branch.connection(), t.name(), l.owner, l.epoch);
-    faults.reached(AFTER_MARKER);
-    l.branch.prepare();
+    faults.reached(BEFORE_PREPARE);
+    l.branch.prepare(markers.insertSql(t.name(), l.owner, l.epoch));
     faults.reached(AFTER_PREPARE);
     return t;
   }

@@ -264,8 +264,11 @@ public final class XaDialect implements Dialect {
     }
 
     @Override
-    public void prepare() throws SQLException {
+    public void prepare(String lastStatement) throws SQLException {
       require(SqlBranch.State.ACTIVE, "prepare");
+      try (java.sql.Statement s = connection.createStatement()) {
+        s.execute(lastStatement);
+      }
       try {
         resource.end(xid, XAResource.TMSUCCESS);
         int vote = resource.prepare(xid);

@@ -61,7 +61,7 @@ class JdbcCrashIT {
         default -> cases.add(Arguments.of(p.name(), 2));
       }
     }
-    cases.add(Arguments.of(TransactionEngine.AFTER_MARKER, 1));       // pg, checkpoint 1
+    cases.add(Arguments.of(TransactionEngine.BEFORE_PREPARE, 1));     // pg, checkpoint 1
     cases.add(Arguments.of(TransactionEngine.AFTER_PREPARE, 5));      // maria, checkpoint 2
     cases.add(Arguments.of(TransactionEngine.BEFORE_COMMIT, 6));      // h2, checkpoint 2
     cases.add(Arguments.of(TransactionEngine.AFTER_COMMIT, 2));       // maria, checkpoint 1

@@ -70,8 +70,7 @@ abstract class DialectContractIT {
   protected Branch prepared(String name) throws SQLException {
     Branch b = dialect.begin(name);
     insertRow(b.connection(), name);
-    markers.insert(b.connection(), name, "dialect-" + run + "-", 1);
-    b.prepare();
+    b.prepare(markers.insertSql(name, "dialect-" + run + "-", 1));
     return b;
   }
 
@@ -187,8 +186,7 @@ abstract class DialectContractIT {
     assertTrue(name.length() <= dialect.maxNameBytes(), name);
     Branch b = dialect.begin(name);
     insertRow(b.connection(), "dialect-" + run + "-long");
-    markers.insert(b.connection(), name, "o", 1);
-    b.prepare();
+    b.prepare(markers.insertSql(name, "o", 1));
     assertTrue(listed(name), "listed as " + dialect.preparedNames());
     assertTrue(BranchNames.isOwn(name, prefix, n -> n.equals(prefix + "123456789-987654321")));
     b.release();
@@ -205,8 +203,7 @@ abstract class DialectContractIT {
     try (Connection c = dialect.autoCommitConnection()) {
       for (int epoch = 1; epoch <= 3; epoch++) {
         Branch b = dialect.begin(owner + epoch + "-0");
-        markers.insert(b.connection(), owner + epoch + "-0", owner, epoch);
-        b.prepare();
+        b.prepare(markers.insertSql(owner + epoch + "-0", owner, epoch));
         b.commit();
         b.release();
       }
@@ -221,7 +218,7 @@ abstract class DialectContractIT {
     Branch b = dialect.begin(name(1));
     assertThrows(IllegalStateException.class, b::commit);
     b.rollback();
-    assertThrows(IllegalStateException.class, b::prepare);
+    assertThrows(IllegalStateException.class, () -> b.prepare("SELECT 1"));
     b.release();
     b.release(); // idempotent
   }

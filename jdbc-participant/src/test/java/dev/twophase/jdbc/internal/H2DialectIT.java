@@ -82,7 +82,7 @@ class H2DialectIT extends DialectContractIT {
     Branch first = prepared(name(1));
     Branch second = dialect.begin(name(1));
     insertRow(second.connection(), name(2));
-    second.prepare(); // no error
+    second.prepare("SELECT 1"); // no error
     assertEquals(2, Collections.frequency(dialect.preparedNames(), name(1)));
     SQLException e = assertThrows(SQLException.class, () -> dialect.commitRecovered(name(1)));
     assertTrue(e.getMessage().contains("duplicate"), e.getMessage());

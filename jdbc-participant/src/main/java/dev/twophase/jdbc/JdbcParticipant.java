@@ -1,10 +1,13 @@
 package dev.twophase.jdbc;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
-import dev.twophase.FaultInjector;
 import dev.twophase.Participant;
+import dev.twophase.ParticipantContext;
+import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
+import dev.twophase.RetirementListener;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
 import dev.twophase.jdbc.internal.BatchWriter;
@@ -12,6 +15,7 @@ import dev.twophase.jdbc.internal.TransactionCodec;
 import dev.twophase.jdbc.internal.TransactionEngine;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +56,8 @@ import org.slf4j.LoggerFactory;
  * @param <IN> the record type of the batch insert path ({@code Object} if unused)
  */
 public final class JdbcParticipant<IN>
-    implements Participant<JdbcTransaction, Void>, Writable<IN, JdbcTransaction> {
+    implements Participant<JdbcTransaction, Void>, Writable<IN, JdbcTransaction>,
+        RetirementListener<JdbcTransaction> {
 
   private static final Logger LOG = LoggerFactory.getLogger(JdbcParticipant.class);
 
@@ -111,29 +116,35 @@ public final class JdbcParticipant<IN>
         context.ownerEpoch(), context.checkpointId());
   }
 
+  /**
+   * The batch insert writer of {@code transaction}. It prepares its statement at the first record,
+   * so a transaction that receives no record (and runs no statement of the application's) stays
+   * empty.
+   */
   @Override
-  public void write(JdbcTransaction transaction, IN record) throws Exception {
+  public RecordWriter<IN> writerFor(JdbcTransaction transaction) {
     if (insertSql == null) {
-      throw new IllegalStateException("this JDBC participant has no insert statement: build it "
-          + "with JdbcParticipant.builder(dataSource).insert(sql, binder) to write records "
-          + "through Output, or write through connection(currentTransaction(participant))");
+      return record -> {
+        throw new IllegalStateException(engine.describe(transaction) + " has no insert statement:"
+            + " build the participant with JdbcParticipant.builder(dataSource).insert(sql, binder)"
+            + " to write records through Output, or write through connection(handle)");
+      };
     }
-    BatchWriter<IN> writer = writers.get(transaction.name());
-    if (writer == null) {
-      Connection c = engine.writerConnection(transaction);
-      writer = new BatchWriter<>(c, insertSql, binder, batchSize);
-      writers.put(transaction.name(), writer);
-    }
-    writer.write(record);
+    BatchWriter<IN> writer = new BatchWriter<>(
+        () -> engine.writerConnection(transaction), insertSql, binder, batchSize);
+    writers.put(transaction.name(), writer);
+    return writer::write;
   }
 
+  /**
+   * Sends the rows still batched, then inserts the marker row and prepares the transaction (one
+   * round trip on PostgreSQL). Durable on return. A transaction in which no statement was created
+   * prepares nothing and returns an {@link JdbcTransaction#empty() empty} handle.
+   */
   @Override
-  public void preCommit(JdbcTransaction transaction) throws Exception {
+  public JdbcTransaction preCommit(JdbcTransaction transaction) throws Exception {
     closeWriter(transaction, true);
-    // SPI v1 logs the handle given by beginTransaction, so an empty transaction cannot be told
-    // apart after a crash: it is prepared like any other (its marker row is its only row).
-    engine.writerConnection(transaction);
-    engine.preCommit(transaction);
+    return engine.preCommit(transaction);
   }
 
   @Override
@@ -147,13 +158,19 @@ public final class JdbcParticipant<IN>
     engine.abort(transaction);
   }
 
+  /**
+   * Rolls back, from the handle alone, a transaction no decision covers: {@code ABORTED} if the
+   * database held it prepared; {@code COMMITTED} if it is no longer prepared and its marker row
+   * proves it committed (the state log lost a decision); {@code NOT_FOUND} otherwise (an open
+   * transaction died with its session, or it was never prepared, or already rolled back).
+   */
   @Override
-  public void recoverAndAbort(JdbcTransaction transaction) throws Exception {
-    TransactionEngine.AbortResult r = engine.recoverAndAbort(transaction);
-    if (r == TransactionEngine.AbortResult.COMMITTED) {
-      LOG.error("{} transaction {} was to be aborted but the database shows it committed (its "
-          + "marker row is there): the state log lost a decision", database(), transaction);
-    }
+  public AbortOutcome recoverAndAbort(JdbcTransaction transaction) throws Exception {
+    return switch (engine.recoverAndAbort(transaction)) {
+      case ABORTED -> AbortOutcome.ABORTED;
+      case NOT_FOUND -> AbortOutcome.NOT_FOUND;
+      case COMMITTED -> AbortOutcome.COMMITTED;
+    };
   }
 
   @Override
@@ -167,6 +184,27 @@ public final class JdbcParticipant<IN>
     if (!rolledBack.isEmpty()) {
       LOG.info("{}: rolled back {} prepared transaction(s) of earlier runs that no decision "
           + "covers: {}", database(), rolledBack.size(), rolledBack);
+    }
+  }
+
+  /** Deletes the marker rows of retired transactions: no commit will ask about them again. */
+  @Override
+  public void onRetired(List<JdbcTransaction> transactions) throws Exception {
+    List<String> names = new ArrayList<>(transactions.size());
+    for (JdbcTransaction t : transactions) {
+      if (!t.empty()) {
+        names.add(t.name());
+      }
+    }
+    engine.deleteMarkers(names);
+  }
+
+  /** Deletes the marker rows this participant wrote in earlier incarnations. */
+  @Override
+  public void onEarlierIncarnationsRetired(ParticipantContext context) throws Exception {
+    int deleted = engine.deleteEarlierMarkers(context.transactionNamePrefix(), context.ownerEpoch());
+    if (deleted > 0) {
+      LOG.debug("{}: deleted {} marker row(s) of earlier incarnations", database(), deleted);
     }
   }
 
@@ -214,7 +252,4 @@ public final class JdbcParticipant<IN>
     return "JdbcParticipant(" + database() + ")";
   }
 
-  static FaultInjector noFaults() {
-    return FaultInjector.none();
-  }
 }

@@ -11,23 +11,35 @@ import java.sql.SQLException;
  * rest at {@link #flush()}. A failed batch fails the transaction: most databases abort the whole
  * transaction on a failed statement, so its checkpoint must fail.
  *
- * <p>Used by the application thread only.
+ * <p>The statement is prepared at the first record, so a transaction without records stays
+ * empty. Used by the application thread only.
  */
 public final class BatchWriter<IN> implements AutoCloseable {
 
-  private final PreparedStatement statement;
+  /** Gives the transaction's connection, marking the transaction written. */
+  @FunctionalInterface
+  public interface ConnectionSource {
+    Connection connection() throws SQLException;
+  }
+
+  private final ConnectionSource connection;
+  private final String sql;
   private final RowBinder<? super IN> binder;
   private final int batchSize;
+  private PreparedStatement statement;
   private int pending;
 
-  public BatchWriter(Connection connection, String sql, RowBinder<? super IN> binder, int batchSize)
-      throws SQLException {
-    this.statement = connection.prepareStatement(sql);
+  public BatchWriter(ConnectionSource connection, String sql, RowBinder<? super IN> binder, int batchSize) {
+    this.connection = connection;
+    this.sql = sql;
     this.binder = binder;
     this.batchSize = batchSize;
   }
 
   public void write(IN record) throws SQLException {
+    if (statement == null) {
+      statement = connection.connection().prepareStatement(sql);
+    }
     try {
       binder.bind(statement, record);
     } catch (SQLException | RuntimeException | Error e) {
@@ -50,6 +62,8 @@ public final class BatchWriter<IN> implements AutoCloseable {
 
   @Override
   public void close() throws SQLException {
-    statement.close();
+    if (statement != null) {
+      statement.close();
+    }
   }
 }

@@ -330,6 +330,11 @@ public final class TransactionEngine implements AutoCloseable {
             + SqlErrors.describe(e) + "); the coordinator retries it", e, checkpoint, participant);
   }
 
+  /** "participant's PostgreSQL transaction name" for messages. */
+  public String describe(JdbcTransaction t) {
+    return participant + "'s " + dialect.product() + " transaction " + t;
+  }
+
   private String describe(String name, long checkpointId) {
     return participant + "'s " + dialect.product() + " transaction " + name
         + (checkpointId >= 0 ? " (checkpoint " + checkpointId + ")" : "");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.ParticipantContext;
+import dev.twophase.testing.TestContexts;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
@@ -14,22 +15,7 @@ class BranchNamesTest {
 
   /** A context as the coordinator makes them, for its own-name test. */
   private static ParticipantContext context(String coordinatorId, String participant) {
-    return new ParticipantContext() {
-      @Override
-      public String coordinatorId() {
-        return coordinatorId;
-      }
-
-      @Override
-      public String participantName() {
-        return participant;
-      }
-
-      @Override
-      public long ownerEpoch() {
-        return 1;
-      }
-    };
+    return TestContexts.participant(coordinatorId, participant, 1);
   }
 
   private static String name(ParticipantContext c, long epoch, long sequence) {

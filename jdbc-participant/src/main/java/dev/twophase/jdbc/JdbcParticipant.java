@@ -65,14 +65,18 @@ public final class JdbcParticipant<IN>
   private final String insertSql;
   private final dev.twophase.jdbc.RowBinder<? super IN> binder;
   private final int batchSize;
+  private final int markerDeleteBatch;
   private final Map<String, BatchWriter<IN>> writers = new ConcurrentHashMap<>();
+  /** Names of retired transactions whose marker rows wait for the next batched delete. */
+  private final List<String> retired = new ArrayList<>();
 
   JdbcParticipant(TransactionEngine engine, String insertSql,
-      dev.twophase.jdbc.RowBinder<? super IN> binder, int batchSize) {
+      dev.twophase.jdbc.RowBinder<? super IN> binder, int batchSize, int markerDeleteBatch) {
     this.engine = engine;
     this.insertSql = insertSql;
     this.binder = binder;
     this.batchSize = batchSize;
+    this.markerDeleteBatch = markerDeleteBatch;
   }
 
   /** A builder over a {@code DataSource} of PostgreSQL, MariaDB, MySQL or H2 (detected). */
@@ -187,16 +191,30 @@ public final class JdbcParticipant<IN>
     }
   }
 
-  /** Deletes the marker rows of retired transactions: no commit will ask about them again. */
+  /**
+   * Deletes the marker rows of retired transactions (no commit will ask about them again), in
+   * batches of {@link JdbcParticipantBuilder#markerDeleteBatch}: each delete is a durable
+   * transaction of its own in the database, and the coordinator calls this on its committer
+   * thread, ahead of the next commit. Rows still waiting for their batch when the process ends
+   * are deleted at the next start ({@link #onEarlierIncarnationsRetired}).
+   */
   @Override
   public void onRetired(List<JdbcTransaction> transactions) throws Exception {
-    List<String> names = new ArrayList<>(transactions.size());
-    for (JdbcTransaction t : transactions) {
-      if (!t.empty()) {
-        names.add(t.name());
+    List<String> batch = null;
+    synchronized (retired) {
+      for (JdbcTransaction t : transactions) {
+        if (!t.empty()) {
+          retired.add(t.name());
+        }
+      }
+      if (retired.size() >= markerDeleteBatch) {
+        batch = new ArrayList<>(retired);
+        retired.clear();
       }
     }
-    engine.deleteMarkers(names);
+    if (batch != null) {
+      engine.deleteMarkers(batch);
+    }
   }
 
   /** Deletes the marker rows this participant wrote in earlier incarnations. */
@@ -213,12 +231,28 @@ public final class JdbcParticipant<IN>
     return Optional.empty(); // prepared transactions do not expire
   }
 
+  /**
+   * Releases the connections (open transactions die with their sessions, prepared ones stay
+   * prepared for the next start) and deletes the marker rows of retired transactions still
+   * waiting for their batch, best effort.
+   */
   @Override
   public void close() {
     for (String name : List.copyOf(writers.keySet())) {
       closeWriter(new JdbcTransaction(name, false), false);
     }
     engine.close();
+    List<String> batch;
+    synchronized (retired) {
+      batch = new ArrayList<>(retired);
+      retired.clear();
+    }
+    try {
+      engine.deleteMarkers(batch);
+    } catch (SQLException | RuntimeException e) {
+      LOG.debug("{}: deleting {} retired marker rows at close failed; the next start deletes them",
+          database(), batch.size(), e);
+    }
   }
 
   private void closeWriter(JdbcTransaction t, boolean flush) {

@@ -302,16 +302,45 @@ public final class TransactionEngine implements AutoCloseable {
 
   /** Deletes the markers of retired transactions. */
   public int deleteMarkers(Collection<String> names) throws SQLException {
-    try (Connection c = dialect.autoCommitConnection()) {
-      return markers.delete(c, names);
+    if (names.isEmpty()) {
+      return 0;
     }
+    return readCommitted(c -> markers.delete(c, names));
   }
 
   /** Deletes the markers of this participant's earlier incarnations. */
   public int deleteEarlierMarkers(String prefix, long epoch) throws SQLException {
+    return readCommitted(c -> markers.deleteEarlierEpochs(c, owner(prefix), epoch));
+  }
+
+  /**
+   * Runs a clean-up statement in READ COMMITTED, restoring the connection's level after. On
+   * MariaDB/MySQL the default REPEATABLE READ makes a DELETE that scans the table lock every row
+   * it reads and the gaps between them, so it waits for the marker rows of transactions that are
+   * prepared and not yet committed (their locks last until the commit), and blocks their
+   * neighbours' inserts: at 4 coordinators the start-up clean-up ran into innodb_lock_wait_timeout.
+   * READ COMMITTED takes no gap locks and skips rows whose latest committed version does not match.
+   */
+  private int readCommitted(MarkerStep step) throws SQLException {
     try (Connection c = dialect.autoCommitConnection()) {
-      return markers.deleteEarlierEpochs(c, owner(prefix), epoch);
+      int level = c.getTransactionIsolation();
+      boolean change = level != Connection.TRANSACTION_READ_COMMITTED;
+      if (change) {
+        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+      }
+      try {
+        return step.run(c);
+      } finally {
+        if (change) {
+          c.setTransactionIsolation(level);
+        }
+      }
     }
+  }
+
+  @FunctionalInterface
+  private interface MarkerStep {
+    int run(Connection c) throws SQLException;
   }
 
   /** The names of the transactions open or prepared in this process. */

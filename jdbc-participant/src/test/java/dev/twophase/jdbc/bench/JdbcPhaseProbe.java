@@ -13,7 +13,9 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -29,7 +31,13 @@ public final class JdbcPhaseProbe {
     String db = System.getProperty("bench.db", "pg");
     int rows = Integer.getInteger("bench.rows", 1);
     int checkpoints = Integer.getInteger("bench.checkpoints", 300);
-    DataSource plain = db.equals("pg") ? PostgresServer.shared().dataSource() : MariaDbServer.shared().dataSource();
+    List<DataSource> plains = new ArrayList<>();
+    if (!db.equals("maria")) {
+      plains.add(PostgresServer.shared().dataSource());
+    }
+    if (!db.equals("pg")) {
+      plains.add(MariaDbServer.shared().dataSource());
+    }
     Path dir = Files.createTempDirectory(Path.of("target"), "jdbc-probe");
     Map<String, long[]> between = new LinkedHashMap<>(); // "a -> b": {count, nanos}
     String[] last = {"checkpoint()"};
@@ -44,18 +52,28 @@ public final class JdbcPhaseProbe {
         lastAt[0] = now;
       }
     };
-    try (SimplePool pool = new SimplePool(plain); FileStateLog log = FileStateLog.open(dir.resolve("log"))) {
-      try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-        s.execute("CREATE TABLE IF NOT EXISTS probe_rows (n BIGINT NOT NULL, payload VARCHAR(100) NOT NULL)");
+    try (FileStateLog log = FileStateLog.open(dir.resolve("log"))) {
+      Coordinator.Builder builder = Coordinator.builder("probe" + System.nanoTime(), log)
+          .config(CoordinatorConfig.custom().faultInjector(timing).build());
+      List<JdbcParticipant<Long>> ps = new ArrayList<>();
+      for (DataSource plain : plains) {
+        SimplePool pool = new SimplePool(plain);
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+          s.execute("CREATE TABLE IF NOT EXISTS probe_rows (n BIGINT NOT NULL, payload VARCHAR(100) NOT NULL)");
+        }
+        JdbcParticipant<Long> p = JdbcParticipant.builder(pool).faultInjector(timing)
+            .<Long>insert("INSERT INTO probe_rows (n, payload) VALUES (?, ?)", (s, n) -> {
+              s.setLong(1, n);
+              s.setString(2, "x".repeat(80));
+            }).build();
+        ps.add(p);
+        builder.participant("rows" + ps.size(), p);
       }
-      JdbcParticipant<Long> p = JdbcParticipant.builder(pool).faultInjector(timing)
-          .<Long>insert("INSERT INTO probe_rows (n, payload) VALUES (?, ?)", (s, n) -> {
-            s.setLong(1, n);
-            s.setString(2, "x".repeat(80));
-          }).build();
-      Coordinator coordinator = Coordinator.builder("probe" + System.nanoTime(), log).participant("rows", p)
-          .config(CoordinatorConfig.custom().faultInjector(timing).build()).build();
-      Output<Long> out = coordinator.output(p);
+      Coordinator coordinator = builder.build();
+      List<Output<Long>> outs = new ArrayList<>();
+      for (JdbcParticipant<Long> p : ps) {
+        outs.add(coordinator.output(p));
+      }
       long n = 0;
       long total = 0;
       for (int i = 0; i < checkpoints; i++) {
@@ -67,7 +85,10 @@ public final class JdbcPhaseProbe {
         }
         long t0 = System.nanoTime();
         for (int r = 0; r < rows; r++) {
-          out.write(n++);
+          for (Output<Long> out : outs) {
+            out.write(n);
+          }
+          n++;
         }
         synchronized (between) {
           last[0] = "checkpoint()";

@@ -45,6 +45,7 @@ public final class TransactionEngine implements AutoCloseable {
   private final String participant;
   private final Dialect dialect;
   private final MarkerTable markers;
+  private final MarkerStore markerStore;
   private final FaultInjector faults;
   private final Map<String, Live> live = new ConcurrentHashMap<>();
   /** Empty transactions committed in this process: a repeat reports ALREADY_COMMITTED. */
@@ -73,6 +74,7 @@ public final class TransactionEngine implements AutoCloseable {
     this.participant = participant;
     this.dialect = dialect;
     this.markers = markers;
+    this.markerStore = new MarkerStore(dialect, markers);
     this.faults = faults;
   }
 
@@ -181,7 +183,7 @@ public final class TransactionEngine implements AutoCloseable {
     }
     if (r == null) {
       try {
-        r = untilDetached(() -> dialect.commitRecovered(t.name()));
+        r = Detached.retry(() -> dialect.commitRecovered(t.name()));
       } catch (SQLException e) {
         if (inSession != null) {
           e.addSuppressed(inSession);
@@ -197,9 +199,7 @@ public final class TransactionEngine implements AutoCloseable {
   }
 
   private boolean markerExists(JdbcTransaction t) throws SQLException {
-    try (Connection c = dialect.autoCommitConnection()) {
-      return markers.exists(c, t.name());
-    }
+    return markerStore.exists(t.name());
   }
 
   /** Rolls back a transaction of this process, open or prepared; tolerates one already gone. */
@@ -224,41 +224,7 @@ public final class TransactionEngine implements AutoCloseable {
   }
 
   private void rollbackRecovered(JdbcTransaction t) throws SQLException {
-    untilDetached(() -> dialect.rollbackRecovered(t.name()));
-  }
-
-  /** How long to wait for the database to notice that a session holding a branch ended. */
-  private static final long DETACH_WAIT_MILLIS = 5_000;
-
-  /**
-   * Runs {@code step} again while the database says another session still holds the branch, for
-   * up to {@value #DETACH_WAIT_MILLIS} ms: after a crash or an aborted connection, MariaDB frees
-   * the branch only once it notices that the session ended.
-   */
-  private static Resolution untilDetached(SqlStep step) throws SQLException {
-    long deadline = System.nanoTime() + DETACH_WAIT_MILLIS * 1_000_000;
-    long pause = 10;
-    while (true) {
-      try {
-        return step.run();
-      } catch (BranchStillAttachedException e) {
-        if (System.nanoTime() - deadline > 0) {
-          throw e;
-        }
-        try {
-          Thread.sleep(pause);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-        pause = Math.min(pause * 2, 500);
-      }
-    }
-  }
-
-  @FunctionalInterface
-  private interface SqlStep {
-    Resolution run() throws SQLException;
+    Detached.retry(() -> dialect.rollbackRecovered(t.name()));
   }
 
   /**
@@ -275,7 +241,7 @@ public final class TransactionEngine implements AutoCloseable {
       l.connection.expire("transaction " + t.name() + " was aborted");
       l.branch.release(); // an open transaction dies with its session; a prepared one stays
     }
-    Resolution r = untilDetached(() -> dialect.rollbackRecovered(t.name()));
+    Resolution r = Detached.retry(() -> dialect.rollbackRecovered(t.name()));
     if (r == Resolution.DONE) {
       return AbortResult.ABORTED;
     }
@@ -292,7 +258,7 @@ public final class TransactionEngine implements AutoCloseable {
     for (String name : dialect.preparedNames()) {
       if (!handled.contains(name) && !live.containsKey(name)
           && BranchNames.isOwn(name, prefix, isOwnTransactionName)) {
-        if (untilDetached(() -> dialect.rollbackRecovered(name)) == Resolution.DONE) {
+        if (Detached.retry(() -> dialect.rollbackRecovered(name)) == Resolution.DONE) {
           rolledBack.add(name);
         }
       }
@@ -302,45 +268,12 @@ public final class TransactionEngine implements AutoCloseable {
 
   /** Deletes the markers of retired transactions. */
   public int deleteMarkers(Collection<String> names) throws SQLException {
-    if (names.isEmpty()) {
-      return 0;
-    }
-    return readCommitted(c -> markers.delete(c, names));
+    return markerStore.delete(names);
   }
 
   /** Deletes the markers of this participant's earlier incarnations. */
   public int deleteEarlierMarkers(String prefix, long epoch) throws SQLException {
-    return readCommitted(c -> markers.deleteEarlierEpochs(c, owner(prefix), epoch));
-  }
-
-  /**
-   * Runs a clean-up statement in READ COMMITTED, restoring the connection's level after. On
-   * MariaDB/MySQL the default REPEATABLE READ makes a DELETE that scans the table lock every row
-   * it reads and the gaps between them, so it waits for the marker rows of transactions that are
-   * prepared and not yet committed (their locks last until the commit), and blocks their
-   * neighbours' inserts: at 4 coordinators the start-up clean-up ran into innodb_lock_wait_timeout.
-   * READ COMMITTED takes no gap locks and skips rows whose latest committed version does not match.
-   */
-  private int readCommitted(MarkerStep step) throws SQLException {
-    try (Connection c = dialect.autoCommitConnection()) {
-      int level = c.getTransactionIsolation();
-      boolean change = level != Connection.TRANSACTION_READ_COMMITTED;
-      if (change) {
-        c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-      }
-      try {
-        return step.run(c);
-      } finally {
-        if (change) {
-          c.setTransactionIsolation(level);
-        }
-      }
-    }
-  }
-
-  @FunctionalInterface
-  private interface MarkerStep {
-    int run(Connection c) throws SQLException;
+    return markerStore.deleteEarlierEpochs(owner(prefix), epoch);
   }
 
   /** The names of the transactions open or prepared in this process. */

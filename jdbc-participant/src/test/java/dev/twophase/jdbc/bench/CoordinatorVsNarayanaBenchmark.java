@@ -156,7 +156,7 @@ public final class CoordinatorVsNarayanaBenchmark {
       Map<String, Crew> crews = new LinkedHashMap<>();
       for (String name : names) {
         crews.put(name, new Crew(name, threads, tm, log));
-        crews.get(name).turn(TURN_MILLIS / 3);
+        totalTx += crews.get(name).turn(TURN_MILLIS / 3)[0]; // warm-up, counted for syncs per transaction
       }
       for (int round = 0; round < ROUNDS; round++) {
         List<String> order = new ArrayList<>(names);

@@ -5,8 +5,6 @@ import dev.twophase.internal.CoordinatorCore;
 import dev.twophase.internal.CoordinatorCore.PendingCheckpoint;
 import dev.twophase.internal.CoordinatorCore.Prepared;
 import dev.twophase.internal.CoreSpec;
-import dev.twophase.internal.CrashPoint;
-import dev.twophase.internal.Faults;
 import dev.twophase.internal.StateCodec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -189,9 +187,7 @@ public final class Coordinator implements AutoCloseable {
     } catch (RuntimeException e) {
       throw core.decisionUnknown(prepared, e);
     }
-    if (Faults.ENABLED) {
-      Faults.crashPoint(CrashPoint.AFTER_LOG_APPEND);
-    }
+    core.reached(ProtocolPoint.AFTER_LOG_APPEND);
     PendingCheckpoint decided = core.decided(prepared);
     Duration took = Duration.ofNanos(System.nanoTime() - start);
     LOG.info("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId(), id, took.toMillis());

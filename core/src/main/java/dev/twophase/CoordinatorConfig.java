@@ -31,6 +31,7 @@ public final class CoordinatorConfig {
   private final double commitBackoffMultiplier;
   private final Duration closeTimeout;
   private final Clock clock;
+  private final FaultInjector faultInjector;
 
   private CoordinatorConfig(Builder b) {
     this.checkpointInterval = b.checkpointInterval;
@@ -43,6 +44,7 @@ public final class CoordinatorConfig {
     this.commitBackoffMultiplier = b.commitBackoffMultiplier;
     this.closeTimeout = b.closeTimeout;
     this.clock = b.clock;
+    this.faultInjector = b.faultInjector;
   }
 
   /** A builder with every setting at its default. */
@@ -68,6 +70,7 @@ public final class CoordinatorConfig {
     b.commitBackoffMultiplier = commitBackoffMultiplier;
     b.closeTimeout = closeTimeout;
     b.clock = clock;
+    b.faultInjector = faultInjector;
     return b;
   }
 
@@ -122,6 +125,11 @@ public final class CoordinatorConfig {
     return clock;
   }
 
+  /** Called at every {@link ProtocolPoint}; {@link FaultInjector#none()} unless a test sets one. */
+  public FaultInjector faultInjector() {
+    return faultInjector;
+  }
+
   @Override
   public String toString() {
     return "CoordinatorConfig{checkpointInterval=" + checkpointInterval
@@ -147,6 +155,7 @@ public final class CoordinatorConfig {
     private double commitBackoffMultiplier = 2.0;
     private Duration closeTimeout = Duration.ofSeconds(30);
     private Clock clock = Clock.systemUTC();
+    private FaultInjector faultInjector = FaultInjector.none();
 
     private Builder() {}
 
@@ -235,6 +244,15 @@ public final class CoordinatorConfig {
     /** The clock for transaction ages and checkpoint intervals (inject a fixed one in tests). */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Testing knobs: the coordinator calls {@code injector} at every {@link ProtocolPoint}, so that
+     * a crash test can halt the JVM there. Leave it unset in production.
+     */
+    public Builder faultInjector(FaultInjector injector) {
+      this.faultInjector = Objects.requireNonNull(injector, "faultInjector");
       return this;
     }
 

@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.StateLog.CoordinatorLog;
 import dev.twophase.internal.CrashPoint;
-import dev.twophase.internal.Faults;
+import dev.twophase.crash.ChildJvm;
+import dev.twophase.testing.CrashInjector;
 import dev.twophase.internal.log.LogChildMain;
 import dev.twophase.internal.log.LogFormat;
 import dev.twophase.internal.log.TestLogs;
@@ -23,7 +24,7 @@ class FileStateLogProcessTest {
   @TempDir Path tmp;
 
   private static String crashAt(CrashPoint point, int hit) {
-    return "-D" + Faults.PROPERTY + "=" + point + ":" + hit;
+    return "-D" + ChildJvm.CRASH_AT + "=" + point + ":" + hit;
   }
 
   @Test
@@ -66,7 +67,7 @@ class FileStateLogProcessTest {
             List.of(crashAt(CrashPoint.DURING_LOG_APPEND, 3)),
             "append",
             tmp.toString());
-    assertEquals(Faults.CRASH_EXIT_CODE, child.exitCode(), child.output());
+    assertEquals(CrashInjector.EXIT_CODE, child.exitCode(), child.output());
     try (FileStateLog log = FileStateLog.open(tmp)) {
       assertEquals(2, log.ownerEpoch());
       CoordinatorLog a = log.open("a");
@@ -87,7 +88,7 @@ class FileStateLogProcessTest {
             List.of(crashAt(CrashPoint.DURING_COMPACTION, 1)),
             "compact",
             tmp.toString());
-    assertEquals(Faults.CRASH_EXIT_CODE, child.exitCode(), child.output());
+    assertEquals(CrashInjector.EXIT_CODE, child.exitCode(), child.output());
     // the old segment and the partly written new one are both there
     assertEquals(
         List.of(tmp.resolve(LogFormat.segmentFileName(1)), tmp.resolve(LogFormat.segmentFileName(2))),

@@ -12,6 +12,7 @@ import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.IllegalStateTransitionException;
 import dev.twophase.Output;
 import dev.twophase.Participant;
+import dev.twophase.ProtocolPoint;
 import dev.twophase.RetriableTwoPhaseException;
 import dev.twophase.TransactionLostException;
 import dev.twophase.TwoPhaseException;
@@ -142,6 +143,11 @@ public final class CoordinatorCore {
 
   public CoordinatorListener listener() {
     return listener;
+  }
+
+  /** Tells the configured {@link dev.twophase.FaultInjector} that {@code point} is reached. */
+  public void reached(ProtocolPoint point) {
+    config.faultInjector().reached(point.name());
   }
 
   public ConcurrentSkipListMap<Long, PendingCheckpoint> pending() {
@@ -377,9 +383,7 @@ public final class CoordinatorCore {
         handled.get(slot.index).add(h[0]);
         LOG.info("coordinator {} recovery: checkpoint {} participant {} {}: {}", coordinatorId, id, slot.name, h[0], kind);
         listener.onRecoveryHandled(new RecoveryAction(coordinatorId, id, slot.name, String.valueOf(h[0]), kind));
-        if (Faults.ENABLED) {
-          Faults.crashPoint(CrashPoint.DURING_RECOVERY_COMMIT);
-        }
+        reached(ProtocolPoint.DURING_RECOVERY_COMMIT);
       }
       highestCommitted = id;
     }
@@ -511,9 +515,7 @@ public final class CoordinatorCore {
   private Prepared doPrepare(long id) {
     listener.onCheckpointStarted(coordinatorId, id);
     LOG.debug("coordinator {}: checkpoint {} started", coordinatorId, id);
-    if (Faults.ENABLED) {
-      Faults.crashPoint(CrashPoint.BEFORE_PRE_COMMIT);
-    }
+    reached(ProtocolPoint.BEFORE_PRE_COMMIT);
     PendingCheckpoint checkpoint = new PendingCheckpoint(id, slots.size());
     for (Slot<Object, Object> slot : slots) {
       if (slot.current == null) {
@@ -529,8 +531,8 @@ public final class CoordinatorCore {
       } catch (Exception e) {
         throw abortCheckpoint(id, slot.name, "its transaction codec could not encode the handle", e, null);
       }
-      if (Faults.ENABLED && slot.index < slots.size() - 1) {
-        Faults.crashPoint(CrashPoint.BETWEEN_PRE_COMMITS);
+      if (slot.index < slots.size() - 1) {
+        reached(ProtocolPoint.BETWEEN_PRE_COMMITS);
       }
     }
     boolean next = state == CoordinatorState.RUNNING;
@@ -556,9 +558,7 @@ public final class CoordinatorCore {
     } else {
       clearCurrent();
     }
-    if (Faults.ENABLED) {
-      Faults.crashPoint(CrashPoint.AFTER_PRE_COMMITS);
-    }
+    reached(ProtocolPoint.AFTER_PRE_COMMITS);
     Blob application;
     try {
       application = snapshotApplication(id);
@@ -705,13 +705,11 @@ public final class CoordinatorCore {
         }
       }
       checkpoint.committedThrough = i + 1;
-      if (Faults.ENABLED && i < slots.size() - 1) {
-        Faults.crashPoint(CrashPoint.BETWEEN_COMMITS);
+      if (i < slots.size() - 1) {
+        reached(ProtocolPoint.BETWEEN_COMMITS);
       }
     }
-    if (Faults.ENABLED) {
-      Faults.crashPoint(CrashPoint.AFTER_COMMITS);
-    }
+    reached(ProtocolPoint.AFTER_COMMITS);
   }
 
   /** Marks a fully committed checkpoint done: out of the pending set, future completed. */

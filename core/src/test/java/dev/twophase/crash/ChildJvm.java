@@ -1,6 +1,5 @@
 package dev.twophase.crash;
 
-import dev.twophase.internal.Faults;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +19,9 @@ public final class ChildJvm {
 
   /** How a child ended. {@code exitCode} is -1 if it timed out and was killed. */
   public record Result(int exitCode, boolean timedOut) {}
+
+  /** The system property that names a child's crash point: {@code POINT} or {@code POINT:n}. */
+  public static final String CRASH_AT = "twophase.crashAt";
 
   private ChildJvm() {}
 
@@ -122,7 +124,7 @@ public final class ChildJvm {
     Path report = dir.resolve("child-" + number + ".recovered");
     Map<String, String> props = new LinkedHashMap<>(properties);
     if (crashAt != null) {
-      props.put(Faults.PROPERTY, crashAt);
+      props.put(CRASH_AT, crashAt);
     }
     List<String> allArgs = new ArrayList<>(args);
     allArgs.add(report.toString());

@@ -1,5 +1,7 @@
 package dev.twophase.crash;
 
+import dev.twophase.FaultInjector;
+import dev.twophase.testing.CrashInjector;
 import dev.twophase.ApplicationState;
 import dev.twophase.Codecs;
 import dev.twophase.Coordinator;
@@ -52,6 +54,15 @@ public final class ChildProgram {
     System.out.println("DONE");
     System.out.flush();
     System.exit(0);
+  }
+
+  /**
+   * The injector the child's coordinator gets: it halts the JVM at the point named by the system
+   * property {@code twophase.crashAt} ({@code POINT} or {@code POINT:n}) that {@link ChildJvm}
+   * sets, or does nothing without it.
+   */
+  public static FaultInjector crashInjector() {
+    return CrashInjector.parse(System.getProperty(ChildJvm.CRASH_AT));
   }
 
   /** The child's log: a {@link FileStateLog} in {@code dir}, with that segment size if positive. */

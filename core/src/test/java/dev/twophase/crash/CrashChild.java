@@ -70,7 +70,8 @@ public final class CrashChild {
       DiskParticipant b = new DiskParticipant(dataDir.resolve("b"));
       CoordinatorConfig.Builder config = CoordinatorConfig.custom()
           .commitRetryBackoff(Duration.ofMillis(10), Duration.ofMillis(200), 2.0)
-          .closeTimeout(Duration.ofSeconds(30));
+          .closeTimeout(Duration.ofSeconds(30))
+          .faultInjector(ChildProgram.crashInjector());
       if (!explicit) {
         config.checkpointEveryRecords(k); // counted per output: every k inputs
       }

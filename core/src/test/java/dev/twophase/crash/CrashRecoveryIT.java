@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.twophase.internal.CrashPoint;
-import dev.twophase.internal.Faults;
+import dev.twophase.testing.CrashInjector;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and that it then finishes with every input record visible exactly once.
  *
  * <p>A crash test passes only if the armed point actually halted the child (exit status
- * {@value Faults#CRASH_EXIT_CODE} and the point's log line); a child that ran to the end instead
+ * {@value CrashInjector#EXIT_CODE} and the point's log line); a child that ran to the end instead
  * fails the test.
  */
 class CrashRecoveryIT {
@@ -173,7 +173,7 @@ class CrashRecoveryIT {
       fail("the crash point " + child.crashAt + " was never reached: the child ran to the end, so "
           + "this test proves nothing; pick a hit count that lands mid-run\n" + child.describe());
     }
-    assertEquals(Faults.CRASH_EXIT_CODE, child.exitCode,
+    assertEquals(CrashInjector.EXIT_CODE, child.exitCode,
         "the child failed instead of crashing at " + child.crashAt + "\n" + child.describe());
     assertTrue(child.loggedCrashAt(point.name()),
         "exit status 86, but no 'crash injected at " + point + "' in the child's log\n" + child.describe());

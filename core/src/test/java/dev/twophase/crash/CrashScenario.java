@@ -1,6 +1,6 @@
 package dev.twophase.crash;
 
-import dev.twophase.internal.Faults;
+import dev.twophase.testing.CrashInjector;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,7 +93,7 @@ public final class CrashScenario {
     }
 
     public boolean crashed() {
-      return !timedOut && exitCode == Faults.CRASH_EXIT_CODE;
+      return !timedOut && exitCode == CrashInjector.EXIT_CODE;
     }
 
     public boolean done() {

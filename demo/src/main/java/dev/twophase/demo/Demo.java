@@ -2,7 +2,7 @@ package dev.twophase.demo;
 
 import dev.twophase.Codecs;
 import dev.twophase.internal.CrashPoint;
-import dev.twophase.internal.Faults;
+import dev.twophase.testing.CrashInjector;
 import dev.twophase.internal.StateCodec;
 import dev.twophase.internal.log.LogInspector;
 import dev.twophase.internal.log.LogSnapshot;
@@ -95,7 +95,7 @@ public final class Demo {
       Duration took) {
 
     public boolean crashed() {
-      return !timedOut && exitCode == Faults.CRASH_EXIT_CODE;
+      return !timedOut && exitCode == CrashInjector.EXIT_CODE;
     }
 
     public boolean succeeded() {
@@ -161,7 +161,7 @@ public final class Demo {
       out.println();
       out.println("[" + number + "/" + steps + "] jvm " + number + ": "
           + (i == 0 ? "the job, from a fresh state log" : "the same job, recovering")
-          + ", armed to crash (-D" + Faults.PROPERTY + "=" + crash.property() + ")");
+          + ", armed to crash (-D" + DemoJob.CRASH_AT + "=" + crash.property() + ")");
       ChildRun child = runChild(number, crash.property(), work, segmentBytes);
       children.add(child);
       crashedLast = child.crashed();
@@ -358,7 +358,7 @@ public final class Demo {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:+UseSerialGC");
     if (crashAt != null) {
-      cmd.add("-D" + Faults.PROPERTY + "=" + crashAt);
+      cmd.add("-D" + DemoJob.CRASH_AT + "=" + crashAt);
     }
     cmd.add("-cp");
     cmd.add(classPath());

@@ -1,5 +1,6 @@
 package dev.twophase.demo;
 
+import dev.twophase.testing.CrashInjector;
 import dev.twophase.ApplicationState;
 import dev.twophase.Checkpoint;
 import dev.twophase.Codecs;
@@ -39,6 +40,8 @@ public final class DemoJob {
   public static final String COORDINATOR = "demo";
   public static final String ORDERS = "orders";
   public static final String LEDGER = "ledger";
+  /** The system property that arms a crash: {@code POINT:n} halts the JVM at the n-th hit. */
+  public static final String CRASH_AT = "twophase.crashAt";
 
   private static final Pattern FILE_HANDLE = Pattern.compile("FileTransaction\\{([^,}]+)");
 
@@ -93,7 +96,10 @@ public final class DemoJob {
           .participant(ORDERS, orders)
           .participant(LEDGER, ledger)
           // Counted per output: every input record goes to both, so this is per input record.
-          .config(CoordinatorConfig.custom().checkpointEveryRecords(every).build())
+          .config(CoordinatorConfig.custom()
+              .checkpointEveryRecords(every)
+              .faultInjector(CrashInjector.parse(System.getProperty(CRASH_AT)))
+              .build())
           // The input position after the last record of each checkpoint; restored at start-up.
           .applicationState(ApplicationState.of(
               Codecs.json(Long.class),

@@ -3,7 +3,7 @@ package dev.twophase.demo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.twophase.internal.Faults;
+import dev.twophase.testing.CrashInjector;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -51,7 +51,7 @@ class DemoIT {
     List<Demo.ChildRun> children = result.children();
     assertEquals(crashes + 1, children.size(), text);
     for (int i = 0; i < crashes; i++) {
-      assertEquals(Faults.CRASH_EXIT_CODE, children.get(i).exitCode(), "jvm " + (i + 1) + " must crash\n" + text);
+      assertEquals(CrashInjector.EXIT_CODE, children.get(i).exitCode(), "jvm " + (i + 1) + " must crash\n" + text);
       assertTrue(children.get(i).output().stream().anyMatch(l -> l.contains("crash injected at")), text);
     }
     Demo.ChildRun last = children.get(crashes);

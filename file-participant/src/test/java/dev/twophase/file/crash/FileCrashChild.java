@@ -95,6 +95,7 @@ public final class FileCrashChild {
           .config(CoordinatorConfig.custom()
               .commitRetryBackoff(Duration.ofMillis(10), Duration.ofMillis(200), 2.0)
               .closeTimeout(Duration.ofSeconds(30))
+              .faultInjector(ChildProgram.crashInjector())
               .build())
           .applicationState(position.state())
           .build();

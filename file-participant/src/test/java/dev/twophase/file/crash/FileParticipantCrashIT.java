@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.twophase.crash.ChildJvm;
 import dev.twophase.crash.CrashScenario;
 import dev.twophase.internal.CrashPoint;
-import dev.twophase.internal.Faults;
+import dev.twophase.testing.CrashInjector;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * in-progress files planted in the same directories survive every start-up cleanup).
  *
  * <p>A crash case passes only if the armed point really halted the child (exit status
- * {@value Faults#CRASH_EXIT_CODE} and the point's log line).
+ * {@value CrashInjector#EXIT_CODE} and the point's log line).
  */
 class FileParticipantCrashIT {
 
@@ -154,7 +154,7 @@ class FileParticipantCrashIT {
       fail("the crash point " + child.crashAt() + " was never reached: the child ran to the end, so this "
           + "case proves nothing\n" + child.describe());
     }
-    assertEquals(Faults.CRASH_EXIT_CODE, child.exitCode(),
+    assertEquals(CrashInjector.EXIT_CODE, child.exitCode(),
         "the child failed instead of crashing at " + child.crashAt() + "\n" + child.describe());
     assertTrue(child.err().contains("crash injected at " + point),
         "exit status 86, but no 'crash injected at " + point + "' in the child's log\n" + child.describe());

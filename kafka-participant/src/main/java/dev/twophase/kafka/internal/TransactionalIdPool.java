@@ -178,6 +178,27 @@ public final class TransactionalIdPool {
     }
   }
 
+  /**
+   * Gives {@code transactionalId} back if {@code holder} holds it; does nothing otherwise (it was
+   * released before and maybe taken by another holder since).
+   *
+   * @return whether it was released
+   */
+  public boolean releaseIfHeldBy(String transactionalId, String holder) {
+    int index = checkedIndex(transactionalId);
+    lock.lock();
+    try {
+      if (holder.equals(held.get(index))) {
+        held.remove(index);
+        released.signalAll();
+        return true;
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Whether {@code transactionalId} is held now. */
   public boolean isHeld(String transactionalId) {
     int index = checkedIndex(transactionalId);

@@ -62,6 +62,16 @@ class TransactionalIdPoolTest {
   }
 
   @Test
+  void releaseIfHeldByLeavesALaterHolderAlone() throws Exception {
+    TransactionalIdPool p = pool(1, Duration.ZERO);
+    String id = p.acquire("t1");
+    assertTrue(p.releaseIfHeldBy(id, "t1"));
+    assertEquals(id, p.acquire("t2"));
+    assertFalse(p.releaseIfHeldBy(id, "t1")); // t1 retired late: t2 keeps the id
+    assertTrue(p.isHeld(id));
+  }
+
+  @Test
   void runningOutFailsAtOnceWithoutAWaitAndNamesTheSetting() throws Exception {
     TransactionalIdPool p = pool(2, Duration.ZERO);
     p.acquire("orders-1-0");

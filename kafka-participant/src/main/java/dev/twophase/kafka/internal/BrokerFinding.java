@@ -5,9 +5,11 @@ package dev.twophase.kafka.internal;
  * {@link BrokerTransactionView} reads it.
  *
  * @param outcome what became of the transaction
+ * @param atTransactionEpoch whether the broker shows the id at the transaction's own producer
+ *     epoch (not one the broker bumped to, or a later transaction's)
  * @param evidence the broker's description it was read from, for messages
  */
-public record BrokerFinding(Outcome outcome, String evidence) {
+public record BrokerFinding(Outcome outcome, boolean atTransactionEpoch, String evidence) {
 
   /** What became of the transaction. */
   public enum Outcome {

@@ -64,7 +64,7 @@ public final class BrokerTransactionView {
           .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof TransactionalIdNotFoundException) {
-        return new BrokerFinding(BrokerFinding.Outcome.UNKNOWN, "the broker does not know the transactional id "
+        return new BrokerFinding(BrokerFinding.Outcome.UNKNOWN, false, "the broker does not know the transactional id "
             + transactionalId + " (never used, or expired after transactional.id.expiration.ms)");
       }
       throw e.getCause() instanceof Exception cause ? cause : e;
@@ -79,7 +79,7 @@ public final class BrokerTransactionView {
     String evidence = "broker: " + d.state() + ", producerId=" + d.producerId() + ", epoch=" + d.producerEpoch()
         + "; transaction: " + state;
     if (d.producerId() != state.producerId()) {
-      return new BrokerFinding(BrokerFinding.Outcome.UNKNOWN, evidence);
+      return new BrokerFinding(BrokerFinding.Outcome.UNKNOWN, false, evidence);
     }
     int delta = d.producerEpoch() - state.epoch();
     // The epoch a transaction ends at: TV2 bumps it when it prepares the end, TV1 keeps it.
@@ -94,6 +94,6 @@ public final class BrokerTransactionView {
           ? BrokerFinding.Outcome.IN_PROGRESS : BrokerFinding.Outcome.UNKNOWN;
       default -> BrokerFinding.Outcome.UNKNOWN;
     };
-    return new BrokerFinding(outcome, evidence);
+    return new BrokerFinding(outcome, delta == 0, evidence);
   }
 }

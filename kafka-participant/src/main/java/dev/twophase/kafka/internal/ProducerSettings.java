@@ -106,6 +106,12 @@ public final class ProducerSettings {
     return transactionTimeout;
   }
 
+  /** {@code max.request.size}: the largest record the producer sends. */
+  public int maxRequestSize() {
+    Object v = base.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+    return v == null ? 1024 * 1024 : Integer.parseInt(v.toString().trim());
+  }
+
   public String bootstrapServers() {
     return bootstrapServers;
   }

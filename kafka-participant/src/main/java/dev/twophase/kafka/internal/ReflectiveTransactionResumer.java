@@ -50,8 +50,8 @@ public final class ReflectiveTransactionResumer implements TransactionResumer {
   private final Object ready;
   private final Object inTransaction;
 
-  private ReflectiveTransactionResumer() throws ReflectiveOperationException {
-    transactionManager = field(KafkaProducer.class, "transactionManager");
+  private ReflectiveTransactionResumer(Class<?> producerClass) throws ReflectiveOperationException {
+    transactionManager = field(producerClass, "transactionManager");
     Class<?> tm = transactionManager.getType();
     if (!tm.getName().equals(TM)) {
       throw new NoSuchFieldException("KafkaProducer.transactionManager is a " + tm.getName() + ", not " + TM);
@@ -83,8 +83,13 @@ public final class ReflectiveTransactionResumer implements TransactionResumer {
    * @throws IncompatibleKafkaClientException if the client on the class path lacks one
    */
   public static ReflectiveTransactionResumer load() {
+    return load(KafkaProducer.class);
+  }
+
+  /** {@link #load()} on another producer class: how the check reports a client that lacks a member. */
+  static ReflectiveTransactionResumer load(Class<?> producerClass) {
     try {
-      return new ReflectiveTransactionResumer();
+      return new ReflectiveTransactionResumer(producerClass);
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
       throw new IncompatibleKafkaClientException(
           "kafka-clients " + clientVersion() + " on the class path cannot resume a pre-committed transaction in a new "

@@ -128,6 +128,9 @@ public final class TransactionFinisher {
       case ABORTED:
         return AbortResult.NOT_FOUND;
       case IN_PROGRESS:
+        if (!f.atTransactionEpoch()) {
+          return AbortResult.NOT_FOUND; // TV1: the broker bumped the epoch and is expiring it
+        }
         fence(t.transactionalId());
         return AbortResult.ABORTED;
       case UNKNOWN:

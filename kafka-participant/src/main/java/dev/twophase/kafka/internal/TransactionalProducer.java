@@ -112,10 +112,11 @@ public final class TransactionalProducer implements AutoCloseable {
   }
 
   /**
-   * Closes the producer, waiting up to {@code timeout} for its I/O thread; an open transaction is
-   * left to the broker (it aborts it after {@code transaction.timeout.ms}, or the next
-   * {@code initTransactions()} of the id does). Idempotent; a failure to close is logged, an
-   * {@code Error} propagates.
+   * Closes the producer. With a positive {@code timeout} it waits that long for its I/O thread, and
+   * the producer aborts a transaction it has open; with {@link Duration#ZERO} it closes at once and
+   * leaves an open or pre-committed transaction to the broker (a later commit from its handle, the
+   * id's next {@code initTransactions()}, or the broker's timeout), as a crash would. Idempotent; a
+   * failure to close is logged, an {@code Error} propagates.
    */
   public void close(Duration timeout) {
     if (closed) {

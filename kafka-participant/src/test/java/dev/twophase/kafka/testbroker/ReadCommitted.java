@@ -83,6 +83,45 @@ public final class ReadCommitted {
     }
   }
 
+  /**
+   * What a {@code read_committed} consumer of {@code topic} sees now: the committed records below
+   * the last stable offset, per partition in offset order, partitions in order. Open transactions
+   * are allowed (their records and everything after them are not visible yet).
+   */
+  public static List<String> visibleNow(String bootstrapServers, String topic, Duration timeout) {
+    Map<String, Object> config = Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+      List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
+          .map(p -> new TopicPartition(topic, p.partition()))
+          .sorted((a, b) -> Integer.compare(a.partition(), b.partition()))
+          .toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> lso = consumer.endOffsets(partitions, timeout);
+      Map<TopicPartition, List<String>> byPartition = partitions.stream()
+          .collect(Collectors.toMap(p -> p, p -> new ArrayList<>()));
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (!done(consumer, lso)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("did not reach the last stable offsets " + lso + " of " + topic);
+        }
+        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100))) {
+          if (r.offset() < lso.get(new TopicPartition(r.topic(), r.partition()))) {
+            byPartition.get(new TopicPartition(r.topic(), r.partition())).add(r.value());
+          }
+        }
+      }
+      List<String> all = new ArrayList<>();
+      partitions.forEach(p -> all.addAll(byPartition.get(p)));
+      return all;
+    }
+  }
+
   private static void sleep(long millis) {
     try {
       Thread.sleep(millis);

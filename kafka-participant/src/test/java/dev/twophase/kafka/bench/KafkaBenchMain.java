@@ -21,10 +21,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * Records/s through the Kafka participant under a coordinator against a hand-written transactional
  * producer loop doing the same durable work ({@link RawTransactionalProducerLoop}: a commit per
  * checkpoint and one synced decision record), against an in-JVM broker, 100-byte records, at 1,000
- * and 100,000 records per checkpoint. One run interleaves the variants round by round and prints
- * each round and the ratios of the medians:
+ * and 100,000 records per checkpoint (at least 10 checkpoints per measurement). One run interleaves
+ * the variants round by round and prints each round and the ratios of the medians:
  * <ul>
- *   <li>{@code raw}: the hand-written loop, serial;
+ *   <li>{@code raw}: the hand-written loop, serial, one producer;
+ *   <li>{@code raw2ids}: the same with two producers alternating per checkpoint, as the
+ *       participant's id pool does (the like-for-like baseline);
  *   <li>{@code pipelined}: the coordinator, commits on the committer thread while the next
  *       checkpoint is written ({@code maxPendingCheckpoints(2, BLOCK)});
  *   <li>{@code serial}: the coordinator, each checkpoint's commit awaited before the next record.
@@ -47,25 +49,28 @@ public final class KafkaBenchMain {
     try (KafkaTestBroker broker = KafkaTestBroker.start(dir.resolve("broker"), 2, Map.of())) {
       for (int perCheckpoint : new int[] {1_000, 100_000}) {
         Map<String, List<Double>> results = new LinkedHashMap<>();
-        for (String v : List.of("raw", "pipelined", "serial")) {
+        for (String v : List.of("raw", "raw2ids", "pipelined", "serial")) {
           results.put(v, new ArrayList<>());
         }
         run(broker, dir, "raw", perCheckpoint, Math.min(perRound, 20_000)); // warm-up
         run(broker, dir, "pipelined", perCheckpoint, Math.min(perRound, 20_000));
+        int records = Math.max(perRound, 10 * perCheckpoint); // at least 10 checkpoints per run
         for (int round = 0; round < rounds; round++) {
           for (String variant : results.keySet()) {
-            double rate = run(broker, dir, variant, perCheckpoint, perRound);
+            double rate = run(broker, dir, variant, perCheckpoint, records);
             results.get(variant).add(rate);
             System.out.printf("%,7d records/checkpoint  round %d  %-9s %,10.0f records/s%n",
                 perCheckpoint, round, variant, rate);
           }
         }
         double raw = median(results.get("raw"));
+        double raw2 = median(results.get("raw2ids"));
         double pipelined = median(results.get("pipelined"));
         double serial = median(results.get("serial"));
-        System.out.printf("%,7d records/checkpoint  medians: raw %,.0f  pipelined %,.0f  serial %,.0f records/s;"
-                + "  pipelined/raw %.2f  serial/raw %.2f  pipelined/serial %.2f%n",
-            perCheckpoint, raw, pipelined, serial, pipelined / raw, serial / raw, pipelined / serial);
+        System.out.printf("%,7d records/checkpoint  medians: raw %,.0f  raw2ids %,.0f  pipelined %,.0f  serial %,.0f"
+                + " records/s;  pipelined/raw %.2f  pipelined/raw2ids %.2f  serial/raw2ids %.2f  pipelined/serial %.2f%n",
+            perCheckpoint, raw, raw2, pipelined, serial, pipelined / raw, pipelined / raw2, serial / raw2,
+            pipelined / serial);
       }
     }
   }
@@ -74,9 +79,9 @@ public final class KafkaBenchMain {
       throws Exception {
     String topic = "bench-" + UUID.randomUUID().toString().substring(0, 8);
     broker.createTopic(topic, 1);
-    if (variant.equals("raw")) {
-      try (RawTransactionalProducerLoop raw = new RawTransactionalProducerLoop(
-          broker.bootstrapServers(), "bench-raw-" + topic, topic, dir.resolve("decisions-" + topic + ".log"))) {
+    if (variant.startsWith("raw")) {
+      try (RawTransactionalProducerLoop raw = new RawTransactionalProducerLoop(broker.bootstrapServers(),
+          "bench-raw-" + topic, topic, dir.resolve("decisions-" + topic + ".log"), variant.equals("raw2ids") ? 2 : 1)) {
         long t0 = System.nanoTime();
         for (int i = 1; i <= records; i++) {
           raw.write(RECORD);

@@ -19,14 +19,18 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * coordinator, serially: {@code send} each record; at a checkpoint {@code flush()} (every send
  * acknowledged), append a decision record of {@value #DECISION_BYTES} bytes to a log file and
  * {@code force(false)} it (the coordinator's synced decision), {@code commitTransaction()}, and
- * {@code beginTransaction()} for the next. Not thread-safe; one instance per thread.
+ * {@code beginTransaction()} for the next. With two producers (two transactional ids) the loop
+ * alternates them per checkpoint, as the participant's id pool does: the next transaction's first
+ * send then does not wait for the broker to finish the previous commit's markers on the same id
+ * ({@code CONCURRENT_TRANSACTIONS} and a retry). Not thread-safe; one instance per thread.
  */
 public final class RawTransactionalProducerLoop implements AutoCloseable {
 
   /** Size of the stand-in for the coordinator's decision record. */
   public static final int DECISION_BYTES = 300;
 
-  private final KafkaProducer<byte[], byte[]> producer;
+  private final KafkaProducer<byte[], byte[]>[] producers;
+  private KafkaProducer<byte[], byte[]> producer;
   private final String topic;
   private final FileChannel decisions;
   private final ByteBuffer decision = ByteBuffer.allocateDirect(DECISION_BYTES);
@@ -41,27 +45,45 @@ public final class RawTransactionalProducerLoop implements AutoCloseable {
    */
   public RawTransactionalProducerLoop(String bootstrapServers, String transactionalId, String topic, Path decisionLog)
       throws IOException {
+    this(bootstrapServers, transactionalId, topic, decisionLog, 1);
+  }
+
+  /**
+   * @param bootstrapServers the broker
+   * @param transactionalId the producers' ids start with it
+   * @param topic where the records go
+   * @param decisionLog the decision log file (created)
+   * @param producerCount 1: one producer; 2: two, alternating per checkpoint
+   */
+  @SuppressWarnings("unchecked")
+  public RawTransactionalProducerLoop(
+      String bootstrapServers, String transactionalId, String topic, Path decisionLog, int producerCount)
+      throws IOException {
     this.topic = topic;
     Files.createDirectories(decisionLog.toAbsolutePath().getParent());
     this.decisions = FileChannel.open(decisionLog, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
         StandardOpenOption.APPEND);
-    KafkaProducer<byte[], byte[]> p = null;
+    this.producers = new KafkaProducer[producerCount];
     try {
-      p = new KafkaProducer<>(Map.of(
-          ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-          ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId,
-          ProducerConfig.LINGER_MS_CONFIG, 5),
-          new ByteArraySerializer(), new ByteArraySerializer());
-      p.initTransactions();
-      p.beginTransaction();
+      for (int i = 0; i < producerCount; i++) {
+        producers[i] = new KafkaProducer<>(Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId + "-" + i,
+            ProducerConfig.LINGER_MS_CONFIG, 5),
+            new ByteArraySerializer(), new ByteArraySerializer());
+        producers[i].initTransactions();
+      }
+      producer = producers[0];
+      producer.beginTransaction();
     } catch (RuntimeException | Error e) {
-      if (p != null) {
-        p.close(Duration.ZERO);
+      for (KafkaProducer<byte[], byte[]> p : producers) {
+        if (p != null) {
+          p.close(Duration.ZERO);
+        }
       }
       decisions.close();
       throw e;
     }
-    this.producer = p;
   }
 
   /** Sends one record into the current transaction. */
@@ -83,8 +105,9 @@ public final class RawTransactionalProducerLoop implements AutoCloseable {
     }
     decisions.force(false);
     producer.commitTransaction();
-    producer.beginTransaction();
     checkpoints++;
+    producer = producers[(int) (checkpoints % producers.length)];
+    producer.beginTransaction();
   }
 
   public long records() {
@@ -98,7 +121,9 @@ public final class RawTransactionalProducerLoop implements AutoCloseable {
     } catch (RuntimeException ignored) {
       // closing anyway
     } finally {
-      producer.close(Duration.ofSeconds(10));
+      for (KafkaProducer<byte[], byte[]> p : producers) {
+        p.close(Duration.ofSeconds(10));
+      }
       decisions.close();
     }
   }

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.StateLog.CoordinatorLog;
 import dev.twophase.internal.Checkpointing.Prepared;
 import dev.twophase.internal.CommitLoop;
@@ -85,6 +86,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The coordinator owns its participants: {@link #close()} closes them.
  */
+@PublicEvolving
 public final class Coordinator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);

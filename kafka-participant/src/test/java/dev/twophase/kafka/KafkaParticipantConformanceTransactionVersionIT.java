@@ -15,7 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -80,8 +84,29 @@ class KafkaParticipantConformanceTransactionVersionIT extends ParticipantConform
     ((KafkaParticipant<?>) participant).close(); // closes producers without aborting anything
   }
 
+  /**
+   * What a read_committed reader sees once the broker has written the markers of every transaction
+   * whose end it decided: {@code commitTransaction()} returns when the decision is durable in the
+   * broker's transaction log ({@code PrepareCommit}); the markers that make the records visible
+   * follow within milliseconds.
+   */
   @Override
-  protected List<String> committedRecords() {
+  protected List<String> committedRecords() throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      List<String> ending = new ArrayList<>();
+      for (TransactionListing l : admin.listTransactions(new ListTransactionsOptions()
+              .filterStates(List.of(TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT)))
+          .all().get(30, TimeUnit.SECONDS)) {
+        if (l.transactionalId().startsWith("conformance-")) {
+          ending.add(l.transactionalId());
+        }
+      }
+      if (ending.isEmpty() || System.nanoTime() > deadline) {
+        break;
+      }
+      Thread.sleep(20);
+    }
     return ReadCommitted.visibleNow(broker.bootstrapServers(), topic, Duration.ofSeconds(30));
   }
 

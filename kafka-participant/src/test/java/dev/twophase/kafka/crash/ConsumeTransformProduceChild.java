@@ -34,11 +34,13 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * and starts from the group's committed offsets, which the participant's transactions commit.
  *
  * <p>Arguments: {@code bootstrapServers stateDir inputTopic outputTopic group k}. Crash point in
- * {@value KafkaCrashChild#CRASH_AT}.
+ * {@value #CRASH_AT}.
  */
 public final class ConsumeTransformProduceChild {
 
   public static final String COORDINATOR = "ctp";
+  /** The crash point, {@code POINT} or {@code POINT:n}: a {@code ProtocolPoint} or a Kafka participant point. */
+  public static final String CRASH_AT = "twophase.kafka.crashAt";
 
   public static void main(String[] args) {
     ChildProgram.main(() -> run(args));
@@ -52,7 +54,7 @@ public final class ConsumeTransformProduceChild {
     String input = args[2];
     String output = args[3];
     int k = Integer.parseInt(args[5]);
-    FaultInjector faults = CrashInjector.parse(System.getProperty(KafkaCrashChild.CRASH_AT));
+    FaultInjector faults = CrashInjector.parse(System.getProperty(CRASH_AT));
 
     try (StateLog log = ChildProgram.openLog(Path.of(args[1]), 0);
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(

@@ -1,6 +1,8 @@
 package dev.twophase.kafka.crash;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.twophase.crash.ChildJvm;
 import dev.twophase.crash.ChildProgram;
@@ -8,6 +10,7 @@ import dev.twophase.kafka.KafkaParticipant;
 import dev.twophase.kafka.internal.TransactionFinisher;
 import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import dev.twophase.kafka.testbroker.ReadCommitted;
+import dev.twophase.testing.CrashInjector;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,9 +73,9 @@ class ConsumeTransformProduceCrashIT {
     }
     List<ChildJvm.Run> runs = new ArrayList<>();
     ChildJvm.Run crashed = run(runs, crashAt, input, output, group);
-    KafkaParticipantCrashIT.assertCrashedAt(crashed, crashAt.substring(0, crashAt.lastIndexOf(':')));
+    assertCrashedAt(crashed, crashAt.substring(0, crashAt.lastIndexOf(':')));
     ChildJvm.Run clean = run(runs, null, input, output, group);
-    KafkaParticipantCrashIT.assertDone(clean);
+    assertDone(clean);
 
     StringBuilder all = new StringBuilder();
     runs.forEach(r -> all.append(r.describe()).append('\n'));
@@ -92,12 +95,29 @@ class ConsumeTransformProduceCrashIT {
     }
   }
 
+  static void assertCrashedAt(ChildJvm.Run child, String point) {
+    if (child.timedOut()) {
+      fail("child did not finish in time\n" + child.describe());
+    }
+    if (child.exitCode() == 0) {
+      fail("the crash point " + point + " was never reached: the child ran to the end\n" + child.describe());
+    }
+    assertEquals(CrashInjector.EXIT_CODE, child.exitCode(),
+        "the child failed instead of crashing at " + point + "\n" + child.describe());
+    assertTrue(child.err().contains(point), "no mention of " + point + " in the child's log\n" + child.describe());
+  }
+
+  static void assertDone(ChildJvm.Run child) {
+    assertTrue(!child.timedOut() && child.exitCode() == 0 && child.out().lines().anyMatch("DONE"::equals),
+        "the clean child did not finish\n" + child.describe());
+  }
+
   private ChildJvm.Run run(List<ChildJvm.Run> runs, String crashAt, String input, String output, String group)
       throws Exception {
     Map<String, String> props = new HashMap<>();
     props.put("org.slf4j.simpleLogger.log.org.apache.kafka", "warn");
     if (crashAt != null) {
-      props.put(KafkaCrashChild.CRASH_AT, crashAt);
+      props.put(ConsumeTransformProduceChild.CRASH_AT, crashAt);
     }
     ChildJvm.Run run = ChildJvm.runNumbered(tmp, runs.size() + 1, ConsumeTransformProduceChild.class, props, null,
         List.of(broker.bootstrapServers(), tmp.resolve("state").toString(), input, output, group, Integer.toString(K)),

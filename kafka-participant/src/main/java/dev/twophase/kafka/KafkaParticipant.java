@@ -71,6 +71,10 @@ public final class KafkaParticipant<IN>
 
   /** Fault point, for crash tests: every record of the transaction acknowledged, handle not yet returned. */
   public static final String AFTER_FLUSH = "kafka.preCommit.afterFlush";
+  /** Fault point: the broker accepted the commit (live producer), the outcome not yet returned. */
+  public static final String AFTER_COMMIT = TransactionFinisher.AFTER_COMMIT;
+  /** Fault point: the broker accepted a commit resumed from a handle, the outcome not yet returned. */
+  public static final String AFTER_RECOVERY_COMMIT = TransactionFinisher.AFTER_RECOVERY_COMMIT;
   /** Fault point: one lingering transaction aborted at start-up, before the next. */
   public static final String AFTER_LINGERING_ABORT = "kafka.finishRecovering.afterAbort";
 
@@ -504,7 +508,10 @@ public final class KafkaParticipant<IN>
       return this;
     }
 
-    /** Testing knob: called at this participant's fault points ({@link #AFTER_FLUSH} and others). */
+    /**
+     * Testing knob: called at this participant's fault points, {@link #AFTER_FLUSH},
+     * {@link #AFTER_COMMIT}, {@link #AFTER_RECOVERY_COMMIT} and {@link #AFTER_LINGERING_ABORT}.
+     */
     public Builder<IN> faultInjector(FaultInjector injector) {
       this.faults = Objects.requireNonNull(injector, "injector");
       return this;

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.twophase.crash.ChildJvm;
 import dev.twophase.crash.ChildProgram;
 import dev.twophase.kafka.KafkaParticipant;
-import dev.twophase.kafka.internal.TransactionFinisher;
 import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import dev.twophase.kafka.testbroker.ReadCommitted;
 import dev.twophase.testing.CrashInjector;
@@ -56,7 +55,7 @@ class ConsumeTransformProduceCrashIT {
   @ValueSource(strings = {
       KafkaParticipant.AFTER_FLUSH + ":3",
       "AFTER_LOG_APPEND:3",
-      TransactionFinisher.AFTER_COMMIT + ":3",
+      KafkaParticipant.AFTER_COMMIT + ":3",
       "BEFORE_PRE_COMMIT:4"})
   void exactlyOnceEndToEndAcrossACrash(String crashAt) throws Exception {
     String unique = UUID.randomUUID().toString().substring(0, 8);

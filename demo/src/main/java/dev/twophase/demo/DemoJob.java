@@ -254,7 +254,7 @@ public final class DemoJob {
           case TOPIC -> " (its Kafka transaction aborted)";
           default -> "";
         };
-        case NOTHING_TO_ABORT -> "nothing to abort (it had not reached the sink)";
+        case NOTHING_TO_ABORT -> "nothing to abort (none of it had reached the sink)";
         default -> action.kind().toString();
       };
       String kind = action.kind() == CoordinatorListener.RecoveryAction.Kind.COMMITTED
@@ -271,11 +271,10 @@ public final class DemoJob {
     }
 
     String summary() {
-      long aborted = count(CoordinatorListener.RecoveryAction.Kind.ABORTED)
-          + count(CoordinatorListener.RecoveryAction.Kind.NOTHING_TO_ABORT);
       return count(CoordinatorListener.RecoveryAction.Kind.COMMITTED) + " transaction(s) committed, "
           + count(CoordinatorListener.RecoveryAction.Kind.ALREADY_COMMITTED) + " already committed, "
-          + aborted + " aborted";
+          + count(CoordinatorListener.RecoveryAction.Kind.ABORTED) + " aborted, "
+          + count(CoordinatorListener.RecoveryAction.Kind.NOTHING_TO_ABORT) + " with nothing to abort";
     }
 
     private static String name(String handle) {

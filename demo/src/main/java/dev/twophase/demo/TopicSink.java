@@ -1,11 +1,9 @@
 package dev.twophase.demo;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.twophase.kafka.KafkaParticipant;
 import dev.twophase.kafka.RecordMapper;
 import dev.twophase.kafka.testbroker.ReadCommitted;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +15,6 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
@@ -33,21 +30,18 @@ final class TopicSink {
   /** The prefix of the participant's transactional ids. */
   static final String TRANSACTIONAL_ID_PREFIX = "demo";
 
-  private static final ObjectMapper JSON = JsonMapper.builder().build();
   private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   private TopicSink() {}
 
   /** The participant: values to {@value #TOPIC}, no key. */
   static KafkaParticipant<Orders.Order> participant(String bootstrapServers) {
-    Serializer<Orders.Order> json = (topic, order) -> {
-      try {
-        return JSON.writeValueAsBytes(order);
-      } catch (JsonProcessingException e) {
-        throw new SerializationException("cannot write order " + order.id() + " as JSON", e);
-      }
-    };
-    return KafkaParticipant.<Orders.Order>builder(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))
+    Serializer<Orders.Order> json = (topic, order) -> Orders.json(order).getBytes(StandardCharsets.UTF_8);
+    return KafkaParticipant.<Orders.Order>builder(Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            // Throughput: fewer, larger requests (a checkpoint's records are flushed at its end anyway).
+            ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
+            ProducerConfig.LINGER_MS_CONFIG, 20))
         .records(RecordMapper.toTopic(TOPIC, json))
         .transactionalIdPrefix(TRANSACTIONAL_ID_PREFIX)
         .build();

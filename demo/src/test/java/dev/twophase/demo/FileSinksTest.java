@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,5 +79,14 @@ class FileSinksTest {
     Files.writeString(dir.resolve("part-a-0.jsonl"),
         "{\"amount\":" + o.amount().stripTrailingZeros().toPlainString() + ",\"customer\":\"c-0\",\"id\":0}\n");
     assertTrue(FileSinks.check("orders", dir, 1, true).ok());
+  }
+
+  @Test
+  void theJobsJsonIsWhatJacksonWritesForAnOrder() throws IOException {
+    ObjectMapper jackson = JsonMapper.builder().build();
+    for (long i : new long[] {0, 1, 96, 12_345, 99_900, 199_999}) {
+      Orders.Order o = Orders.order(i);
+      assertEquals(jackson.writeValueAsString(o), Orders.json(o));
+    }
   }
 }

@@ -41,6 +41,7 @@ final class AppendPath {
   private final Compactor compactor;
   private final LogHealth health;
   private final GroupSync sync;
+  private final LogCounters counters;
 
   private final ReentrantLock appendLock = new ReentrantLock();
   private final CRC32C crc = new CRC32C(); // append lock
@@ -53,10 +54,10 @@ final class AppendPath {
    */
   private ByteBuffer staged = ByteBuffer.allocateDirect(INITIAL_BUFFER);
   private volatile Segment active;
-  private volatile long writtenSeq; // written under the append lock
+  private long writtenSeq; // records staged since open; append lock
 
   AppendPath(Path directory, long epoch, LogIndex index, Segment active, SegmentIo io,
-      Compactor compactor, LogHealth health, GroupSync sync) {
+      Compactor compactor, LogHealth health, GroupSync sync, LogCounters counters) {
     this.directory = directory;
     this.epoch = epoch;
     this.index = index;
@@ -65,6 +66,7 @@ final class AppendPath {
     this.compactor = compactor;
     this.health = health;
     this.sync = sync;
+    this.counters = counters;
   }
 
   /** The entry of {@code coordinatorId}, created empty if the log holds nothing for it. */
@@ -76,11 +78,6 @@ final class AppendPath {
     } finally {
       appendLock.unlock();
     }
-  }
-
-  /** Records written since open. */
-  long writtenSequence() {
-    return writtenSeq;
   }
 
   /** The active segment (its channels are closed by the log's close). */
@@ -123,6 +120,8 @@ final class AppendPath {
         throw health.fail(e, entry, checkpointId, "write");
       }
       entry.setState(checkpointId, epoch, owned);
+      counters.stateAppends.incrementAndGet();
+      counters.appendedBytes.addAndGet(size);
       seq = recordWritten(entry, checkpointId);
     } finally {
       appendLock.unlock();
@@ -138,7 +137,8 @@ final class AppendPath {
       if (checkpointId <= entry.lastCompletedCheckpointId()) {
         return; // adds nothing: the highest mark wins
       }
-      ByteBuffer buf = buffer(LogFormat.completedRecordSize(entry.idBytes().length));
+      int size = LogFormat.completedRecordSize(entry.idBytes().length);
+      ByteBuffer buf = buffer(size);
       LogFormat.putCompleted(buf, crc, entry.idBytes(), checkpointId, epoch);
       buf.flip();
       try {
@@ -149,6 +149,8 @@ final class AppendPath {
         throw health.fail(e, entry, checkpointId, "write of a completion mark");
       }
       entry.complete(checkpointId, epoch);
+      counters.completionMarks.incrementAndGet();
+      counters.appendedBytes.addAndGet(size);
       recordWritten(entry, checkpointId);
     } finally {
       appendLock.unlock();

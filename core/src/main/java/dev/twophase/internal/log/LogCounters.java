@@ -1,9 +1,17 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.StateLogStats;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** What a log counts while it is open. Thread-safe. */
+/** What a log counts while it is open, read as {@link StateLogStats}. Thread-safe. */
 final class LogCounters {
+
+  /** STATE records staged (append lock). */
+  final AtomicLong stateAppends = new AtomicLong();
+  /** COMPLETED records written (append lock). */
+  final AtomicLong completionMarks = new AtomicLong();
+  /** Bytes of those records (append lock). */
+  final AtomicLong appendedBytes = new AtomicLong();
 
   /** Syncs of segment files (including those of open, rolls and close). */
   final AtomicLong syncs = new AtomicLong();
@@ -13,4 +21,11 @@ final class LogCounters {
   final AtomicLong takeovers = new AtomicLong();
   /** Of {@link #takeovers}, those during a sync. */
   final AtomicLong syncTakeovers = new AtomicLong();
+
+  StateLogStats snapshot() {
+    long takeoversDuringSync = syncTakeovers.get();
+    return StateLogStats.of(stateAppends.get(), completionMarks.get(), appendedBytes.get(),
+        syncs.get(), compactions.get(), Math.max(takeovers.get(), takeoversDuringSync),
+        takeoversDuringSync);
+  }
 }

@@ -118,7 +118,8 @@ final class Recovery {
             index.liveCoordinators(),
             coordinatorList());
       }
-      appends = new AppendPath(directory, epoch, index, active, io, compactor, health, sync);
+      appends = new AppendPath(
+          directory, epoch, index, active, io, compactor, health, sync, counters);
       appends.maybeRoll();
       return new SegmentedLog(directory, epoch, lock, appends, io, compactor, health, counters);
     } catch (IOException | RuntimeException | Error e) {

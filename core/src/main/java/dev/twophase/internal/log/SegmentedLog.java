@@ -3,6 +3,7 @@ package dev.twophase.internal.log;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FencedException;
 import dev.twophase.StateLogCorruptedException;
+import dev.twophase.StateLogStats;
 import java.nio.file.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,27 +93,9 @@ public final class SegmentedLog implements AutoCloseable {
     appends.compact();
   }
 
-  /**
-   * Times a standby descriptor took over after an interrupt closed a channel, in all and during a
-   * sync; for tests.
-   */
-  public long[] takeoverCounts() {
-    return new long[] {counters.takeovers.get(), counters.syncTakeovers.get()};
-  }
-
-  /** Syncs performed since open (including those of open and compaction). */
-  public long forceCount() {
-    return counters.syncs.get();
-  }
-
-  /** Compactions performed since open. */
-  public long compactionCount() {
-    return counters.compactions.get();
-  }
-
-  /** Records written since open. */
-  public long writtenSequence() {
-    return appends.writtenSequence();
+  /** What the log has done since it was opened. */
+  public StateLogStats stats() {
+    return counters.snapshot();
   }
 
   public boolean isClosed() {

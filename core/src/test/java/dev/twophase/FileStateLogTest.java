@@ -188,14 +188,6 @@ class FileStateLogTest {
   }
 
   @Test
-  void directoryThatIsAFileIsAClearError() throws IOException {
-    Path file = Files.writeString(tmp.resolve("file"), "x");
-    FatalTwoPhaseException e =
-        assertThrows(FatalTwoPhaseException.class, () -> FileStateLog.open(file));
-    assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
-  }
-
-  @Test
   void secondOwnerInTheSameJvmIsRefused() {
     try (FileStateLog log = FileStateLog.open(tmp)) {
       FencedException e = assertThrows(FencedException.class, () -> FileStateLog.open(tmp));

@@ -6,6 +6,7 @@ import dev.twophase.StateLogCorruptedException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -37,6 +38,8 @@ final class Recovery {
   private SegmentIo io;
   private Compactor compactor;
   private Segment active;
+  /** The first segment of a new log, once this open is about to create it. */
+  private Path createdSegment;
 
   private Recovery(Path directory, long segmentBytes, long preallocateBytes, Syncer syncer,
       DirectoryLock lock) {
@@ -50,30 +53,65 @@ final class Recovery {
 
   /**
    * Opens (creating if needed) the log in {@code directory}, claims it with an OS lock, recovers it
-   * and appends a durable OWNER record with a new epoch.
+   * and appends a durable OWNER record with a new epoch. If anything fails, nothing stays held (the
+   * lock, this JVM's claim on the directory, channels, the retry thread), and what the open created
+   * is removed again: the first segment of a new log, and {@code LOCK} and the directories if it
+   * created the directory.
    *
    * @throws FencedException if another owner holds the directory
    * @throws StateLogCorruptedException if the log is damaged
-   * @throws FatalTwoPhaseException if an I/O operation failed
+   * @throws FatalTwoPhaseException if an I/O operation failed; the message says which and, where it
+   *     can tell, what to do
    */
   static SegmentedLog open(Path directory, long segmentBytes, long preallocateBytes, Syncer syncer) {
     Path dir = directory.toAbsolutePath().normalize();
+    List<Path> createdDirectories = List.of();
     DirectoryLock lock = null;
+    Recovery recovery = null;
     try {
-      Directories.createDurably(dir);
+      createdDirectories = Directories.createDurably(dir);
       lock = DirectoryLock.acquire(dir);
-      return new Recovery(dir, segmentBytes, preallocateBytes, syncer, lock).recover();
+      recovery = new Recovery(dir, segmentBytes, preallocateBytes, syncer, lock);
+      return recovery.recover();
     } catch (IOException e) {
-      if (lock != null) {
-        lock.close();
-      }
-      throw new FatalTwoPhaseException("could not open the state log in " + dir + ": " + e, e);
+      undo(e, recovery, lock, createdDirectories);
+      throw new FatalTwoPhaseException(
+          "could not open the state log in " + dir + ": " + describe(e), e);
     } catch (RuntimeException | Error e) {
-      if (lock != null) {
-        lock.close();
-      }
+      undo(e, recovery, lock, createdDirectories);
       throw e;
     }
+  }
+
+  /** Releases and removes what a failed open took and created (see {@link #open}). */
+  private static void undo(Throwable failure, Recovery recovery, DirectoryLock lock,
+      List<Path> createdDirectories) {
+    if (recovery != null) {
+      recovery.removeCreatedSegment(failure);
+    }
+    if (lock != null) {
+      if (createdDirectories.isEmpty()) {
+        lock.close();
+      } else {
+        lock.deleteLockFileAndClose(createdDirectories);
+      }
+    } else {
+      for (int i = createdDirectories.size() - 1; i >= 0; i--) {
+        try {
+          Files.delete(createdDirectories.get(i));
+        } catch (IOException | RuntimeException e) {
+          failure.addSuppressed(e);
+          break;
+        }
+      }
+    }
+  }
+
+  /** An I/O error for a message: its own text if it is one of the log's, else type and text. */
+  private static String describe(IOException e) {
+    boolean own = e.getClass() == IOException.class
+        || (e instanceof FileSystemException && ((FileSystemException) e).getFile() == null);
+    return own ? e.getMessage() : e.toString();
   }
 
   /** Reads the log, repairs a torn tail, opens the active segment and appends OWNER. */
@@ -95,6 +133,7 @@ final class Recovery {
         totalBytes += s.validEnd();
       }
       if (segments.isEmpty()) {
+        createdSegment = directory.resolve(LogFormat.segmentFileName(nextSequence));
         active = compactor.createSegment(nextSequence, epoch, List.of(), false);
       } else {
         LogReader.ScannedSegment last = segments.get(segments.size() - 1);
@@ -105,6 +144,9 @@ final class Recovery {
         io.write(active, buf);
         io.force(active);
       }
+      appends = new AppendPath(
+          directory, epoch, index, active, io, compactor, health, sync, counters);
+      appends.maybeRoll();
       if (segments.isEmpty()) {
         LOG.info("Created state log {} as owner epoch {}", directory, epoch);
       } else if (LOG.isInfoEnabled()) {
@@ -118,9 +160,6 @@ final class Recovery {
             index.liveCoordinators(),
             coordinatorList());
       }
-      appends = new AppendPath(
-          directory, epoch, index, active, io, compactor, health, sync, counters);
-      appends.maybeRoll();
       return new SegmentedLog(directory, epoch, lock, appends, io, compactor, health, counters);
     } catch (IOException | RuntimeException | Error e) {
       compactor.closeRetired(); // a roll at open may have retired one
@@ -130,6 +169,25 @@ final class Recovery {
       }
       io.shutDown();
       throw e;
+    }
+  }
+
+  /**
+   * After a failed open of a new log, deletes the first segment it created (it holds nothing but
+   * its header and OWNER record, and nobody learned of it). Segments of an existing log stay: what
+   * a failed open wrote there (an OWNER record, a compacted segment) is valid and read by the next
+   * open.
+   */
+  private void removeCreatedSegment(Throwable failure) {
+    if (createdSegment == null) {
+      return;
+    }
+    try {
+      if (Files.deleteIfExists(createdSegment)) {
+        Directories.fsync(directory);
+      }
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
     }
   }
 

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -55,6 +57,8 @@ final class SegmentIo {
   private final LogCounters counters;
   /** Runs syncs again after an interrupt closed their channel, and directory syncs. */
   private final ThreadPoolExecutor retrier;
+  /** The log's file system, looked up once (the lookup reads the mount table). */
+  private volatile FileStore fileStore;
   /** Set by {@link #shutDown()}, before the log closes its channels: from then on no takeover. */
   private volatile boolean shutDown;
 
@@ -75,7 +79,8 @@ final class SegmentIo {
 
   /**
    * Writes {@code buf} at the end of the segment's records. The file is extended ahead of the
-   * records, {@link #preallocateBytes} of zeros at a time, so that most syncs find the file's size
+   * records, up to the next multiple of {@link #preallocateBytes}, with zeros (as far as they fit:
+   * see {@link #zerosAhead}), so that most syncs find the file's size
    * and blocks unchanged and need not write its metadata: on ext4 a sync of an append that grows
    * the file also writes the inode (and, with a journal, commits it). A reader takes zeros after
    * the last record for unused space (see {@link TornTail#zeros()}); a roll and a clean close cut
@@ -83,14 +88,17 @@ final class SegmentIo {
    */
   void write(Segment seg, ByteBuffer buf) throws IOException {
     long end = seg.size + buf.remaining();
-    if (end > seg.allocated && preallocateBytes > 0) {
-      long target = (end / preallocateBytes + 1) * preallocateBytes;
+    long zeros = end > seg.allocated && preallocateBytes > 0
+        ? zerosAhead(end, preallocateBytes, usableSpace())
+        : 0;
+    if (zeros > 0) {
+      long target = end + zeros;
       long from = seg.allocated;
       onChannel(seg, false, ch -> {
-        ByteBuffer zeros = ZEROS.duplicate();
+        ByteBuffer z = ZEROS.duplicate();
         for (long at = from; at < target; ) {
-          zeros.clear().limit((int) Math.min(zeros.capacity(), target - at));
-          at += ch.write(zeros, at);
+          z.clear().limit((int) Math.min(z.capacity(), target - at));
+          at += ch.write(z, at);
         }
       });
       seg.allocated = target;
@@ -104,6 +112,36 @@ final class SegmentIo {
       }
     });
     seg.size = end;
+    seg.allocated = Math.max(seg.allocated, end);
+  }
+
+  /**
+   * How many zeros to write after the records that end at {@code end}: up to the next multiple of
+   * {@code chunk}, but never more than half of the {@code usable} space of the file system (rounded
+   * down to 4 KiB), so that on a nearly full disk the space goes to records, not to zeros, and the
+   * log leaves room for others. {@code usable} is -1 if unknown.
+   */
+  static long zerosAhead(long end, long chunk, long usable) {
+    long zeros = (end / chunk + 1) * chunk - end;
+    if (usable < 0) {
+      return zeros;
+    }
+    long fits = usable / 2 / 4096 * 4096;
+    return Math.max(0, Math.min(zeros, fits));
+  }
+
+  /** The space left on the log's file system, or -1 if it cannot be told. */
+  private long usableSpace() {
+    try {
+      FileStore store = fileStore;
+      if (store == null) {
+        store = Files.getFileStore(directory);
+        fileStore = store;
+      }
+      return store.getUsableSpace();
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
   }
 
   /** Cuts the zeros written ahead off the end of {@code seg} (not synced). */
@@ -130,10 +168,30 @@ final class SegmentIo {
     onRetryThread(() -> Directories.fsync(directory));
   }
 
-  /** No takeover from now on, and the retry thread ends. Before the log closes its channels. */
+  /**
+   * No takeover from now on, and the retry thread ends; returns once it has (it has no work left
+   * when the log closes or a failed open gives up). Before the log closes its channels.
+   */
   void shutDown() {
     shutDown = true;
     retrier.shutdown();
+    boolean interrupted = false;
+    try {
+      for (;;) {
+        try {
+          if (!retrier.awaitTermination(10, TimeUnit.SECONDS)) {
+            LOG.warn("State log {}: its retry thread did not end within 10 s", directory);
+          }
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /**

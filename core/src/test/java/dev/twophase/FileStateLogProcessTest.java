@@ -2,6 +2,7 @@ package dev.twophase;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,6 +58,20 @@ class FileStateLogProcessTest {
       assertEquals(LogChildMain.FENCED, child.exitCode(), child.output());
       log.open("a").appendState(1, new byte[] {1});
     }
+  }
+
+  /** What the log writes goes to the public logger name users configure, never an internal one. */
+  @Test
+  void warningsUseThePublicLoggerName() throws Exception {
+    try (FileStateLog log = TestLogs.openExact(tmp)) {
+      log.open("a").appendState(1, new byte[] {1});
+    }
+    TestLogs.append(TestLogs.lastSegment(tmp), new byte[] {0, 0, 0, 40, 1, 2}); // a torn frame
+    ChildResult child = TestLogs.runChild(LogChildMain.class, List.of(), "open", tmp.toString());
+    assertEquals(0, child.exitCode(), child.output());
+    assertTrue(child.output().contains("WARN dev.twophase.FileStateLog - Cut off the torn tail"),
+        child.output());
+    assertFalse(child.output().contains("dev.twophase.internal"), child.output());
   }
 
   @Test

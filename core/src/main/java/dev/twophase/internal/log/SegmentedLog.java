@@ -24,8 +24,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class SegmentedLog implements AutoCloseable {
 
-  /** The logger of every class of the engine. */
-  static final Logger LOG = LoggerFactory.getLogger(SegmentedLog.class);
+  /**
+   * The logger of every class of the engine, under the public name users configure (listed in
+   * docs/state-log.md).
+   */
+  static final Logger LOG = LoggerFactory.getLogger("dev.twophase.FileStateLog");
 
   private final Path directory;
   private final long epoch;

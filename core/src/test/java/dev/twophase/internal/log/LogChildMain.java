@@ -10,6 +10,7 @@ import java.nio.file.Path;
  * A child JVM for state log tests (not a test itself). Usage: {@code LogChildMain MODE DIR}.
  *
  * <ul>
+ *   <li>{@code open}: opens the log and closes it (what it logs is the test's subject).
  *   <li>{@code lock}: tries to open the log; prints {@code OPENED <epoch>} and exits 0, or prints
  *       {@code FENCED <message>} and exits {@value #FENCED}.
  *   <li>{@code append}: appends STATE records 1..5 for coordinator "a" (payload "state-N"), with a
@@ -29,6 +30,9 @@ public final class LogChildMain {
     String mode = args[0];
     Path dir = Path.of(args[1]);
     switch (mode) {
+      case "open":
+        FileStateLog.open(dir).close();
+        break;
       case "lock":
         try (FileStateLog log = FileStateLog.open(dir)) {
           System.out.println("OPENED " + log.ownerEpoch());

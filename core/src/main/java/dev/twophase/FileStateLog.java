@@ -170,6 +170,18 @@ public final class FileStateLog implements StateLog {
   /**
    * {@inheritDoc}
    *
+   * <p>Stored in the header of every segment file (bytes 20 to 27), written when the log's first
+   * segment is created and copied by every roll; segments with different ids in one directory
+   * are reported as corruption.
+   */
+  @Override
+  public String logId() {
+    return log.logId();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
    * @throws IllegalArgumentException if the id is empty, longer than 255 UTF-8 bytes or not valid
    *     Unicode text
    * @throws FencedException if the id is already open, or the log is closed
@@ -218,7 +230,8 @@ public final class FileStateLog implements StateLog {
 
   @Override
   public String toString() {
-    return "FileStateLog{" + log.directory() + ", ownerEpoch=" + log.ownerEpoch()
+    return "FileStateLog{" + log.directory() + ", logId=" + log.logId()
+        + ", ownerEpoch=" + log.ownerEpoch()
         + (log.isClosed() ? ", closed" : "") + "}";
   }
 
@@ -263,6 +276,11 @@ public final class FileStateLog implements StateLog {
     @Override
     public long ownerEpoch() {
       return log.ownerEpoch();
+    }
+
+    @Override
+    public String logId() {
+      return log.logId();
     }
 
     @Override

@@ -35,6 +35,20 @@ public interface StateLog extends AutoCloseable {
   /** The epoch of this owner: higher than that of every earlier owner of the log. */
   long ownerEpoch();
 
+  /**
+   * The identity of this log: 8 characters of {@code [a-z0-9]}, chosen at random when the log was
+   * created and the same for its whole life, through every reopening and compaction. Two logs
+   * have different ids (with overwhelming probability; a copy of a log, a backup say, has the same
+   * id as the log it was copied from). Together with the coordinator id and the owner epoch it
+   * makes transaction names unique across logs: two deployments whose coordinators share an id
+   * and write to one resource each have their own log, and so their own names.
+   *
+   * <p>An implementation stores the id durably when it creates the log, before the open that
+   * created it returns, and reports a log whose id is missing or damaged as an error rather than
+   * choosing a new one.
+   */
+  String logId();
+
   /** Releases ownership. Coordinators still open on it fail their next append. */
   @Override
   void close();
@@ -46,6 +60,9 @@ public interface StateLog extends AutoCloseable {
 
     /** The owner epoch under which this view appends. */
     long ownerEpoch();
+
+    /** The {@link StateLog#logId()} of the log this view belongs to. */
+    String logId();
 
     /** The last state the log holds for this coordinator, or null if none. */
     StoredState lastState();

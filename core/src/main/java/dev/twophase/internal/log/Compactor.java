@@ -34,6 +34,7 @@ final class Compactor {
   private static final int INITIAL_BUFFER = 64 * 1024;
 
   private final Path directory;
+  private final String logId;
   private final long segmentBytes;
   private final SegmentIo io;
   private final LogIndex index;
@@ -45,9 +46,10 @@ final class Compactor {
   /** Segments replaced by a roll whose channels are still open; closed when no sync runs. */
   private final Queue<Segment> retired = new ConcurrentLinkedQueue<>();
 
-  Compactor(Path directory, long segmentBytes, SegmentIo io, LogIndex index, GroupSync sync,
-      LogCounters counters) {
+  Compactor(Path directory, String logId, long segmentBytes, SegmentIo io, LogIndex index,
+      GroupSync sync, LogCounters counters) {
     this.directory = directory;
+    this.logId = logId;
     this.segmentBytes = segmentBytes;
     this.io = io;
     this.index = index;
@@ -122,7 +124,7 @@ final class Compactor {
     Segment seg = Segment.create(sequence, directory.resolve(LogFormat.segmentFileName(sequence)));
     try {
       ByteBuffer buf = buffer(INITIAL_BUFFER);
-      LogFormat.putSegmentHeader(buf, crc, sequence);
+      LogFormat.putSegmentHeader(buf, crc, sequence, logId);
       LogFormat.putOwner(buf, crc, epoch);
       int half = (entries.size() + 1) / 2;
       putEntries(seg, entries.subList(0, half));

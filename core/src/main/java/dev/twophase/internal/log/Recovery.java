@@ -116,16 +116,20 @@ final class Recovery {
 
   /** Reads the log, repairs a torn tail, opens the active segment and appends OWNER. */
   private SegmentedLog recover() throws IOException {
+    LogReader.Result scan = LogReader.scan(directory, index);
+    List<LogReader.ScannedSegment> segments = new ArrayList<>(scan.segments());
+    long nextSequence = segments.isEmpty() ? 1 : segments.get(segments.size() - 1).sequence();
+    if (scan.tornTail() != null) {
+      cut(scan.tornTail(), segments);
+    }
+    // A log without a segment with a complete header is new (a first segment whose header was
+    // never completely written was deleted just now: its open never returned, so nobody learned
+    // of its id).
+    String logId = segments.isEmpty() ? LogFormat.newLogId() : scan.logId();
     io = new SegmentIo(directory, preallocateBytes, syncer, health, counters);
-    compactor = new Compactor(directory, segmentBytes, io, index, sync, counters);
+    compactor = new Compactor(directory, logId, segmentBytes, io, index, sync, counters);
     AppendPath appends = null;
     try {
-      LogReader.Result scan = LogReader.scan(directory, index);
-      List<LogReader.ScannedSegment> segments = new ArrayList<>(scan.segments());
-      long nextSequence = segments.isEmpty() ? 1 : segments.get(segments.size() - 1).sequence();
-      if (scan.tornTail() != null) {
-        cut(scan.tornTail(), segments);
-      }
       long epoch = Math.addExact(index.maxEpoch(), 1);
       index.raiseEpoch(epoch);
       long totalBytes = 0;
@@ -148,19 +152,21 @@ final class Recovery {
           directory, epoch, index, active, io, compactor, health, sync, counters);
       appends.maybeRoll();
       if (segments.isEmpty()) {
-        LOG.info("Created state log {} as owner epoch {}", directory, epoch);
+        LOG.info("Created state log {} (log id {}) as owner epoch {}", directory, logId, epoch);
       } else if (LOG.isInfoEnabled()) {
         LOG.info(
-            "Opened state log {} as owner epoch {}: found {} segment(s) with {} bytes, {}"
-                + " coordinator(s){}",
+            "Opened state log {} (log id {}) as owner epoch {}: found {} segment(s) with {} bytes,"
+                + " {} coordinator(s){}",
             directory,
+            logId,
             epoch,
             segments.size(),
             totalBytes,
             index.liveCoordinators(),
             coordinatorList());
       }
-      return new SegmentedLog(directory, epoch, lock, appends, io, compactor, health, counters);
+      return new SegmentedLog(
+          directory, logId, epoch, lock, appends, io, compactor, health, counters);
     } catch (IOException | RuntimeException | Error e) {
       compactor.closeRetired(); // a roll at open may have retired one
       Segment last = appends != null ? appends.active() : active;

@@ -31,6 +31,7 @@ public final class SegmentedLog implements AutoCloseable {
   static final Logger LOG = LoggerFactory.getLogger("dev.twophase.FileStateLog");
 
   private final Path directory;
+  private final String logId;
   private final long epoch;
   private final DirectoryLock lock;
   private final AppendPath appends;
@@ -39,9 +40,10 @@ public final class SegmentedLog implements AutoCloseable {
   private final LogHealth health;
   private final LogCounters counters;
 
-  SegmentedLog(Path directory, long epoch, DirectoryLock lock, AppendPath appends, SegmentIo io,
+  SegmentedLog(Path directory, String logId, long epoch, DirectoryLock lock, AppendPath appends, SegmentIo io,
       Compactor compactor, LogHealth health, LogCounters counters) {
     this.directory = directory;
+    this.logId = logId;
     this.epoch = epoch;
     this.lock = lock;
     this.appends = appends;
@@ -70,6 +72,11 @@ public final class SegmentedLog implements AutoCloseable {
 
   public long ownerEpoch() {
     return epoch;
+  }
+
+  /** The log's id, from its segment headers. */
+  public String logId() {
+    return logId;
   }
 
   /** The entry of {@code coordinatorId}, created empty if the log holds nothing for it. */
@@ -117,7 +124,7 @@ public final class SegmentedLog implements AutoCloseable {
       appends.active().closeChannels();
       lock.close();
     });
-    LOG.info("Closed state log {} (owner epoch {})", directory, epoch);
+    LOG.info("Closed state log {} (log id {}, owner epoch {})", directory, logId, epoch);
   }
 
   static void closeQuietly(AutoCloseable c) {

@@ -133,14 +133,26 @@ public final class TestLogs {
     }
   }
 
-  /** A valid segment header for {@code sequence}. */
-  public static byte[] segmentHeader(long sequence) {
+  /** A valid segment header for {@code sequence} of the log {@code logId}. */
+  public static byte[] segmentHeader(long sequence, String logId) {
     ByteBuffer b = ByteBuffer.allocate(LogFormat.SEGMENT_HEADER_SIZE);
-    LogFormat.putSegmentHeader(b, new CRC32C(), sequence);
+    LogFormat.putSegmentHeader(b, new CRC32C(), sequence, logId);
     return b.array();
   }
 
-  /** A record frame around {@code body}, with valid checksums. */
+  /** The log id in the segment headers of {@code dir}. */
+  public static String logId(Path dir) {
+    try {
+      return LogReader.scan(dir, new LogIndex()).logId();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A record frame around {@code body} as given (with no end marker added), with valid checksums:
+   * for records a faulty writer might write.
+   */
   public static byte[] frame(byte[] body) {
     CRC32C crc = new CRC32C();
     ByteBuffer b = ByteBuffer.allocate(LogFormat.RECORD_HEADER_SIZE + body.length);

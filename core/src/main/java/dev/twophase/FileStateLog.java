@@ -1,6 +1,8 @@
 package dev.twophase;
 
 import dev.twophase.internal.log.CoordinatorEntry;
+import dev.twophase.internal.log.LogInspector;
+import dev.twophase.internal.log.LogSnapshot;
 import dev.twophase.internal.log.SegmentedLog;
 import dev.twophase.internal.log.Syncer;
 import java.nio.ByteBuffer;
@@ -9,6 +11,10 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -79,6 +85,44 @@ public final class FileStateLog implements StateLog {
    */
   public static FileStateLog open(Path directory) {
     return builder(directory).build();
+  }
+
+  /**
+   * Reads the log in {@code directory} without owning it: takes no lock, opens no {@code LOCK},
+   * changes nothing, so it can run next to the owning process (in it too). An append in progress
+   * at the end of the last segment shows as {@link StateLogSnapshot#tailInProgress()}; if the
+   * owner compacts or cuts off a torn tail while this reads, it reads again (up to 10 times).
+   * {@code dev.twophase.cli.StateLogTool} prints the same view.
+   *
+   * @throws StateLogCorruptedException if the log is damaged, as opening it would report (a torn
+   *     tail is no damage: it shows as {@link StateLogSnapshot#tailInProgress()})
+   * @throws java.io.UncheckedIOException if the directory cannot be read or holds no state log:
+   *     its cause is a {@link java.nio.file.NoSuchFileException} if the directory is missing or
+   *     holds no segment with a complete header, a {@link java.nio.file.NotDirectoryException}
+   *     if it is not a directory
+   */
+  public static StateLogSnapshot inspect(Path directory) {
+    LogSnapshot s = LogInspector.read(Objects.requireNonNull(directory, "directory"));
+    List<StateLogSnapshot.Segment> segments = new ArrayList<>();
+    for (LogSnapshot.Segment seg : s.segments()) {
+      segments.add(new StateLogSnapshot.Segment(seg.file(), seg.sequence(), seg.sizeBytes(),
+          seg.records()));
+    }
+    Map<String, StateLogSnapshot.Coordinator> coordinators = new LinkedHashMap<>();
+    for (LogSnapshot.Coordinator c : s.coordinators().values()) {
+      LogSnapshot.State st = c.lastState();
+      StateLogSnapshot.State state = st == null ? null : new StateLogSnapshot.State(
+          st.checkpointId(), st.epoch(), st.payload(),
+          new StateLogSnapshot.RecordPosition(st.file(), st.offset(), st.length()));
+      coordinators.put(c.coordinatorId(), new StateLogSnapshot.Coordinator(
+          c.coordinatorId(), state, c.lastCompletedCheckpointId()));
+    }
+    StateLogSnapshot.Tail tail = s.tailInProgress()
+        .map(t -> new StateLogSnapshot.Tail(t.file(), t.offset(), t.bytes(), t.reason(),
+            t.headerIncomplete()))
+        .orElse(null);
+    return new StateLogSnapshot(s.directory(), s.logId(), s.ownerEpoch(), segments, coordinators,
+        tail);
   }
 
   /** A builder for a log in {@code directory}. */

@@ -97,6 +97,43 @@ class StateLogToolTest {
   }
 
   @Test
+  void printsTheLogId() {
+    writeLog();
+    assertEquals(0, run(dir.toString()), err.toString());
+    String id = FileStateLog.inspect(dir).logId();
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("log id " + id), out.toString());
+  }
+
+  /** Issue 8, item 11: exit 0 with "0 segment(s)" on a directory that holds no log. */
+  @Test
+  void aDirectoryWithoutALogExitsWithTwoAndSaysSo() throws IOException {
+    Path empty = Files.createDirectories(dir.resolve("empty"));
+    assertEquals(2, run(empty.toString()));
+    assertTrue(err.toString().contains("no state log in " + empty.toAbsolutePath()), err.toString());
+    assertTrue(err.toString().contains("holds no state log segment"), err.toString());
+
+    Path etc = Files.createDirectories(dir.resolve("etc"));
+    Files.writeString(etc.resolve("hosts"), "127.0.0.1 localhost");
+    err.reset();
+    assertEquals(2, run(etc.toString()));
+    assertTrue(err.toString().contains("no state log in"), err.toString());
+    assertEquals("", out.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Issue 8, item 11: a state of a newer format was "not written by twophase or damaged". */
+  @Test
+  void aStateOfANewerFormatSaysSo() {
+    try (FileStateLog log = FileStateLog.open(dir)) {
+      log.open("orders").appendState(1,
+          "{\"format\":99,\"coordinatorId\":\"orders\",\"somethingNew\":true}"
+              .getBytes(StandardCharsets.UTF_8));
+    }
+    assertEquals(1, run(dir.toString()));
+    assertTrue(err.toString().contains("written by a newer version of twophase"), err.toString());
+    assertTrue(err.toString().contains("format 99"), err.toString());
+  }
+
+  @Test
   void usageErrorsExitWithTwo() {
     assertEquals(2, run());
     assertEquals(2, run(dir.resolve("missing").toString()));

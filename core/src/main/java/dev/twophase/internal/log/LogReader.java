@@ -415,7 +415,8 @@ final class LogReader {
           byte[] payload = new byte[payloadLength];
           body.get(payload);
           end("STATE", body, len, off);
-          visitor.state(id, checkpointId, epoch, payload);
+          visitor.state(id, checkpointId, epoch, payload, file.file(), off,
+              LogFormat.RECORD_HEADER_SIZE + len);
           break;
         }
         case LogFormat.TYPE_COMPLETED: {

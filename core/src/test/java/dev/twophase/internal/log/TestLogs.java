@@ -67,6 +67,15 @@ public final class TestLogs {
     }
   }
 
+  /** The names of the files in {@code dir}, sorted. */
+  public static List<String> fileNames(Path dir) {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(p -> p.getFileName().toString()).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public static Path lastSegment(Path dir) {
     List<Path> s = segments(dir);
     if (s.isEmpty()) {

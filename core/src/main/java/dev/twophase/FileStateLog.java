@@ -33,22 +33,32 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p><b>Ownership.</b> Opening takes an exclusive OS lock on the file {@code LOCK} in the directory
  * for as long as the log is open, and appends an OWNER record with an epoch one higher than any
  * before. A second owner, in another process or in this one, is refused with a
- * {@link FencedException}.
+ * {@link FencedException}. A failed open releases all it took and removes what it created. The
+ * log's {@link #logId()} is created with it and kept in every segment.
  *
  * <p><b>Durability.</b> {@link CoordinatorLog#appendState} returns once its record is synced
  * ({@code fdatasync}). Appends of different coordinators on different threads share syncs (group
  * commit). If a write or sync fails, the outcome of the append is unknown: it throws a
  * {@link FatalTwoPhaseException}, the log becomes unusable, and it must be closed and reopened,
  * which recovers whatever reached the disk. A failed sync is never retried. A thread whose
- * interrupt flag is set may append (the flag is kept and restored); but an interrupt that arrives
- * during the write or sync closes the file channel (a property of {@code FileChannel}) and so has
- * the effect of a failed sync.
+ * interrupt flag is set may append (the flag is held back during the log's I/O and kept). An
+ * interrupt that arrives while a thread blocks in a write or sync closes the file channel (a
+ * property of {@code FileChannel}); the log then carries on on a standby descriptor opened in
+ * advance and does the write or sync again, so the append returns normally (see
+ * docs/state-log.md; {@link StateLogStats#standbyTakeovers()} counts it).
  *
- * <p><b>Recovery.</b> On open, the segments are read in order. A torn last record (a crash in the
- * middle of an append that never returned) is cut off and logged at WARN; zeros the log wrote
- * ahead of its appends (see {@link Builder#preallocateBytes(long)}) are cut off too, at DEBUG. A
- * bad checksum anywhere else, a foreign file or an unknown format version throws {@link
- * StateLogCorruptedException}, naming the file and offset; nothing is skipped.
+ * <p><b>Recovery.</b> On open, the segments are read in order. A torn last record (what a crash in
+ * the middle of an append that never returned leaves: a record written up to some byte, nothing
+ * written after it) is cut off and logged at WARN; zeros the log wrote ahead of its appends (see
+ * {@link Builder#preallocateBytes(long)}) are cut off too, at DEBUG. Anything else that fails a
+ * check, also in the last record (a record written to its last byte whose checksum fails is
+ * damage, not a tear), a foreign file or an unknown format version throws {@link
+ * StateLogCorruptedException}, naming the file and offset and what to do; nothing is skipped or
+ * cut.
+ *
+ * <p><b>Inspection and statistics.</b> {@link #inspect(Path)} reads a log without owning it;
+ * {@link #stats()} says what an open log has done. Everything the log logs goes to the logger
+ * {@code dev.twophase.FileStateLog}.
  *
  * <p><b>Size.</b> When the active segment grows past {@link Builder#segmentBytes(long)}, the log
  * rolls to a new segment that holds only the live state (each coordinator's last state and highest
@@ -157,7 +167,9 @@ public final class FileStateLog implements StateLog {
 
     /**
      * How far ahead of its appends the active segment is extended with zeros; default 1 MiB, 0
-     * turns it off, otherwise at least 4096 (and never more than {@link #segmentBytes(long)}).
+     * turns it off, otherwise at least 4096 (and never more than {@link #segmentBytes(long)}). The
+     * zeros never take more than half of the file system's free space: on a nearly full disk the
+     * space goes to records.
      *
      * <p>A sync after an append that grows the file must also write the file's size (and, on a
      * journaling file system, commit the journal); a sync after an append into space already

@@ -1,10 +1,11 @@
 package dev.twophase;
 
 import dev.twophase.StateLog.CoordinatorLog;
+import dev.twophase.internal.Checkpointing.Prepared;
+import dev.twophase.internal.CommitLoop;
 import dev.twophase.internal.CoordinatorCore;
-import dev.twophase.internal.CoordinatorCore.PendingCheckpoint;
-import dev.twophase.internal.CoordinatorCore.Prepared;
 import dev.twophase.internal.CoreSpec;
+import dev.twophase.internal.PendingCheckpoint;
 import dev.twophase.internal.StateCodec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,8 +13,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -46,13 +45,17 @@ import org.slf4j.LoggerFactory;
  * small under compaction; completion marks merely save idempotent re-commits after a crash.
  *
  * <p>Threads. Writes, checkpoints and {@code finish} happen on one application thread, which owns
- * the current transactions: the per-record path ({@link Output#write}) reads a field and calls the
- * participant, with no lock and no allocation of the coordinator's. Commits run on a dedicated
+ * the current transactions: the per-record path ({@link Output#write}) checks the thread, reads a
+ * field and calls the participant's writer, with no lock and no allocation of the coordinator's.
+ * A call from another thread is refused before it changes anything. Commits run on a dedicated
  * committer thread, in checkpoint order and, within a checkpoint, in participant order, so a
  * resource never sees transaction n + 1 committed before n. A failed commit is retried with
  * exponential backoff and is never dropped; while it is retried, the application keeps writing and
- * deciding later checkpoints, which queue behind it. The two threads share only the map of pending
- * checkpoints and the coordinator's state.
+ * deciding later checkpoints, which queue behind it, up to an optional bound
+ * ({@link CoordinatorConfig.Builder#maxPendingCheckpoints}). The two threads share only the set of
+ * pending checkpoints and the coordinator's state. Once a later decision that no longer holds a
+ * committed handle is durable, a participant that implements {@link RetirementListener} is told
+ * that the handle will never be committed again.
  *
  * <p>Failure model. A failed pre-commit fails only its checkpoint ({@link CheckpointFailedException}):
  * its transactions are aborted everywhere, new ones are begun, and the application is told to
@@ -88,34 +91,18 @@ public final class Coordinator implements AutoCloseable {
 
   private final CoordinatorCore core;
   private final CoordinatorLog log;
-  private final ScheduledExecutorService committer;
-  private final long intervalMillis;
+  private final CommitLoop committer;
+  private final long intervalNanos;
   private final long everyRecords;
   private long nextCheckpointId;
-
-  /** Set by close() once it stopped waiting: the committer ends its attempt and stops. */
-  private volatile boolean closing;
-
-  // Committer thread only.
-  private boolean retryScheduled;
-  private long retryingCheckpoint = -1;
-  private int attempt;
 
   private Coordinator(CoordinatorCore core, CoordinatorLog log) {
     this.core = core;
     this.log = log;
     CoordinatorConfig config = core.config();
-    this.intervalMillis = config.checkpointInterval().map(Duration::toMillis).orElse(-1L);
+    this.intervalNanos = config.checkpointInterval().map(Duration::toNanos).orElse(-1L);
     this.everyRecords = config.checkpointEveryRecords();
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "twophase-committer-" + core.coordinatorId());
-      t.setDaemon(true);
-      return t;
-    });
-    // close() must not interrupt a commit or a log write (an interrupted FileChannel closes, and
-    // the log with it): it drops scheduled retries and lets a running attempt finish instead.
-    executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-    this.committer = executor;
+    this.committer = new CommitLoop(core, log);
   }
 
   /** Starts building a coordinator with this id over {@code stateLog}. */
@@ -127,14 +114,15 @@ public final class Coordinator implements AutoCloseable {
     StoredState last = log.lastState();
     StateCodec.CoordinatorRecord record =
         last == null ? null : StateCodec.decode(last.payload(), "the state log of coordinator '" + core.coordinatorId() + "'");
-    core.recover(record, log.lastCompletedCheckpointId(), log.ownerEpoch(), log::appendCompletion);
+    core.recover(record, log.lastCompletedCheckpointId(), log.ownerEpoch(), log.logId(), log::appendCompletion);
     nextCheckpointId = core.lastCheckpointId() + 1;
     core.beginAll(nextCheckpointId);
-    // The initial record: a crash before the first checkpoint must abort what was just begun.
+    // The start-up record: a crash before the first checkpoint must abort what was just begun.
     log.appendState(core.lastCheckpointId(), core.encodeInitialState());
     core.transition(CoordinatorState.RUNNING);
-    LOG.info("coordinator {} started: epoch {}, last decided checkpoint {}",
-        core.coordinatorId(), core.ownerEpoch(), core.lastCheckpointId());
+    core.earlierIncarnationsRetired();
+    LOG.info("coordinator {} started: epoch {}, log {}, last decided checkpoint {}",
+        core.coordinatorId(), core.ownerEpoch(), log.logId(), core.lastCheckpointId());
   }
 
   /**
@@ -147,8 +135,8 @@ public final class Coordinator implements AutoCloseable {
 
   /**
    * The current transaction of {@code participant}, for participants that expose their resource
-   * through the handle (a JDBC connection bound to it, for example). Changes at every checkpoint:
-   * read it again after {@link #checkpoint()} or {@link #maybeCheckpoint()}.
+   * through it (a JDBC connection bound to it, for example). Changes at every checkpoint: read it
+   * again after {@link #checkpoint()} or {@link #maybeCheckpoint()}. Application thread only.
    */
   public <T> T currentTransaction(Participant<T, ?> participant) {
     return core.currentTransaction(participant);
@@ -162,11 +150,12 @@ public final class Coordinator implements AutoCloseable {
    * @return the checkpoint, if one was taken
    */
   public Optional<Checkpoint> maybeCheckpoint() {
+    core.ensureApplicationThread("maybeCheckpoint");
     core.ensure("maybeCheckpoint", CoordinatorState.RUNNING);
     boolean due =
         (everyRecords > 0 && core.recordsSinceCheckpoint() >= everyRecords)
-            || (intervalMillis >= 0
-                && core.config().clock().millis() - core.lastCheckpointAtMillis() >= intervalMillis);
+            || (intervalNanos >= 0
+                && core.config().ticker().read() - core.lastCheckpointAtNanos() >= intervalNanos);
     return due ? Optional.of(checkpoint()) : Optional.empty();
   }
 
@@ -176,11 +165,21 @@ public final class Coordinator implements AutoCloseable {
    *
    * @throws CheckpointFailedException if a participant could not pre-commit; the checkpoint was
    *     aborted and the application restored to the last decided snapshot; the coordinator goes on
+   * @throws PendingLimitExceededException if too many checkpoints await their commits and the
+   *     policy is to fail; nothing was done
    * @throws FatalTwoPhaseException if the decision's outcome is unknown or the coordinator failed
+   * @throws IllegalStateException if called from another thread than the application thread
    */
   public Checkpoint checkpoint() {
-    long id = nextCheckpointId++;
-    long start = System.nanoTime();
+    core.ensureApplicationThread("checkpoint");
+    core.ensure("checkpoint", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
+    long id = nextCheckpointId;
+    long waited = core.pending().awaitRoom(core.coordinatorId(), id);
+    if (waited > 0) {
+      core.listener().onCheckpointDelayed(core.coordinatorId(), id, Duration.ofNanos(waited));
+    }
+    nextCheckpointId++;
+    long start = core.config().ticker().read();
     Prepared prepared = core.prepare(id);
     try {
       log.appendState(id, prepared.state());
@@ -189,10 +188,11 @@ public final class Coordinator implements AutoCloseable {
     }
     core.reached(ProtocolPoint.AFTER_LOG_APPEND);
     PendingCheckpoint decided = core.decided(prepared);
-    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    Duration took = Duration.ofNanos(core.config().ticker().read() - start);
     LOG.info("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId(), id, took.toMillis());
     core.listener().onCheckpointDecided(core.coordinatorId(), id, took);
-    committer.execute(this::drainCommits);
+    committer.retireLater(prepared.retirable());
+    committer.drainLater();
     return new Checkpoint(id, decided.committed());
   }
 
@@ -207,7 +207,7 @@ public final class Coordinator implements AutoCloseable {
     return checkpoint();
   }
 
-  /** The coordinator's life-cycle state. */
+  /** The coordinator's life-cycle state. Any thread. */
   public CoordinatorState state() {
     return core.state();
   }
@@ -216,79 +216,19 @@ public final class Coordinator implements AutoCloseable {
     return core.coordinatorId();
   }
 
-  /** The id of the last decided checkpoint (0 if none yet). */
+  /** The id of the last decided checkpoint (0 if none yet). Any thread. */
   public long lastCheckpointId() {
     return core.lastCheckpointId();
   }
 
-  /** Decided checkpoints whose commits are not done yet. */
+  /** Decided checkpoints whose commits are not done yet. Any thread. */
   public int pendingCheckpoints() {
     return core.pending().size();
   }
 
-  /** The owner epoch of this incarnation (see {@link ParticipantContext#ownerEpoch()}). */
+  /** The owner epoch of this incarnation (see {@link ParticipantContext#ownerEpoch()}). Any thread. */
   public long ownerEpoch() {
     return core.ownerEpoch();
-  }
-
-  // ---------------------------------------------------------------- committer thread
-
-  private void drainCommits() {
-    if (retryScheduled || closing || core.state() == CoordinatorState.FAILED) {
-      return; // a scheduled retry resumes in order; new work must not jump its backoff
-    }
-    for (PendingCheckpoint checkpoint : core.pending().values()) {
-      if (closing) {
-        return;
-      }
-      try {
-        core.commitCheckpoint(checkpoint);
-      } catch (FatalTwoPhaseException e) {
-        core.fail(e); // also fails the waiters of every pending checkpoint
-        return;
-      } catch (RuntimeException e) {
-        scheduleRetry(checkpoint, e);
-        return;
-      }
-      attempt = 0;
-      retryingCheckpoint = -1;
-      try {
-        log.appendCompletion(checkpoint.id());
-      } catch (RuntimeException e) {
-        LOG.warn("coordinator {}: completion mark of checkpoint {} not written; recovery will "
-            + "re-commit it idempotently", core.coordinatorId(), checkpoint.id(), e);
-      }
-      core.completed(checkpoint);
-    }
-  }
-
-  private void scheduleRetry(PendingCheckpoint checkpoint, RuntimeException cause) {
-    if (retryingCheckpoint != checkpoint.id()) {
-      retryingCheckpoint = checkpoint.id();
-      attempt = 0;
-    }
-    attempt++;
-    CoordinatorConfig c = core.config();
-    double factor = Math.pow(c.commitBackoffMultiplier(), Math.min(attempt - 1, 62));
-    long delay = (long) Math.min(c.commitMaxBackoff().toNanos(), c.commitInitialBackoff().toNanos() * factor);
-    String participant = cause instanceof TwoPhaseException
-        ? ((TwoPhaseException) cause).participant().orElse(null) : null;
-    LOG.warn("coordinator {}: commit of checkpoint {} failed (attempt {}), retrying in {} ms: {}",
-        core.coordinatorId(), checkpoint.id(), attempt, TimeUnit.NANOSECONDS.toMillis(delay), cause.getMessage());
-    core.listener().onCommitRetried(new CoordinatorListener.CommitRetry(
-        core.coordinatorId(), checkpoint.id(), participant, String.valueOf(checkpoint.nextHandle()),
-        attempt, Duration.ofNanos(delay), cause));
-    retryScheduled = true;
-    committer.schedule(() -> {
-      retryScheduled = false;
-      drainCommits();
-    }, delay, TimeUnit.NANOSECONDS);
-  }
-
-  private void failPending(Throwable cause) {
-    for (PendingCheckpoint p : core.pending().values()) {
-      p.committed().completeExceptionally(cause);
-    }
   }
 
   // ---------------------------------------------------------------- close
@@ -297,51 +237,75 @@ public final class Coordinator implements AutoCloseable {
    * Waits up to {@code closeTimeout} for decided checkpoints to commit, aborts the open
    * transactions (their records were never decided), closes the participants and releases the
    * coordinator id in the log. Commits not done in time are left to the next start's recovery.
+   * Any thread but the committer's; idempotent.
+   *
+   * @throws IllegalStateException if called on the committer thread (from a participant's
+   *     {@code commit} or a listener), where it would wait for itself
    */
   @Override
   public void close() {
+    if (committer.isCommitterThread()) {
+      throw new IllegalStateException("close() of coordinator '" + core.coordinatorId() + "' was "
+          + "called on its committer thread (from a participant's commit or retirement, or from a "
+          + "listener), where it would wait for its own commit to end: close the coordinator from "
+          + "the application thread, or stop it by throwing a FatalTwoPhaseException from the commit");
+    }
     if (core.state() == CoordinatorState.CLOSED) {
       return;
     }
-    List<CompletableFuture<Void>> outstanding = new ArrayList<>();
-    core.pending().values().forEach(p -> outstanding.add(p.committed()));
-    if (!outstanding.isEmpty() && core.state() != CoordinatorState.FAILED) {
-      try {
-        CompletableFuture.allOf(outstanding.toArray(new CompletableFuture<?>[0]))
-            .get(core.config().closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      } catch (TimeoutException e) {
-        LOG.warn("coordinator {}: {} decided checkpoint(s) not committed within {}; the next start "
-            + "commits them", core.coordinatorId(), core.pending().size(), core.config().closeTimeout());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (Exception e) {
-        LOG.warn("coordinator {}: commits failed before close; the next start retries them",
-            core.coordinatorId(), e);
-      }
-    }
-    closing = true;
-    committer.shutdown();
+    awaitPendingCommits();
+    core.pending().closing();
     try {
       // Never interrupt: an interrupted FileChannel closes, and a shared log with it. A commit
       // attempt still running after the timeout is left to end on its (daemon) thread; whatever
       // it leaves undone, the log still holds as pending.
-      if (!committer.awaitTermination(core.config().closeTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.warn("coordinator {}: a commit attempt is still running after {}; closing without it",
-            core.coordinatorId(), core.config().closeTimeout());
+      if (!committer.close(core.config().closeTimeout())) {
+        LOG.warn("coordinator {}: a commit attempt is still running after {} ms; closing without it",
+            core.coordinatorId(), core.config().closeTimeout().toMillis());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    failPending(new TwoPhaseException(
-        "coordinator '" + core.coordinatorId() + "' closed before the commit; the next start commits it"));
-    core.abortCurrentQuietly();
+    TwoPhaseException notCommitted = new TwoPhaseException(
+        "coordinator '" + core.coordinatorId() + "' closed before the commit; the next start commits it");
+    for (PendingCheckpoint p : core.pending().snapshot()) {
+      p.committed().completeExceptionally(notCommitted);
+    }
+    Error error = core.abortCurrentQuietly();
     core.clearCurrent();
-    core.closeParticipants();
+    Error closeError = core.closeParticipants();
     try {
       log.close();
     } finally {
       core.transition(CoordinatorState.CLOSED);
       LOG.info("coordinator {} closed at checkpoint {}", core.coordinatorId(), core.lastCheckpointId());
+    }
+    if (error != null || closeError != null) {
+      Error first = error != null ? error : closeError;
+      if (closeError != null && closeError != first) {
+        first.addSuppressed(closeError);
+      }
+      throw first;
+    }
+  }
+
+  private void awaitPendingCommits() {
+    List<CompletableFuture<Void>> outstanding = new ArrayList<>();
+    core.pending().snapshot().forEach(p -> outstanding.add(p.committed()));
+    if (outstanding.isEmpty() || core.state() == CoordinatorState.FAILED) {
+      return;
+    }
+    try {
+      CompletableFuture.allOf(outstanding.toArray(new CompletableFuture<?>[0]))
+          .get(core.config().closeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      LOG.warn("coordinator {}: {} decided checkpoint(s) not committed within {} ms; the next start "
+          + "commits them", core.coordinatorId(), core.pending().size(), core.config().closeTimeout().toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.warn("coordinator {}: commits failed before close; the next start retries them",
+          core.coordinatorId(), e);
     }
   }
 
@@ -389,27 +353,37 @@ public final class Coordinator implements AutoCloseable {
     /**
      * Opens the coordinator's view of the log, recovers (commits what was decided, aborts what
      * was open, restores the application), begins new transactions and records them durably.
+     * Whatever fails, nothing stays claimed: the coordinator id is released in the log and the
+     * participants are closed.
      *
+     * @throws IllegalArgumentException if the participants or settings do not fit together
      * @throws FencedException if this coordinator id is already open on the log
+     * @throws DecisionLostException if a participant shows committed what the log holds undecided
      * @throws TwoPhaseException if recovery failed; nothing was lost, and building again retries
      */
     public Coordinator build() {
-      CoordinatorCore core = spec.newCore();
+      CoordinatorCore core = spec.newCore(LOG);
       CoordinatorLog view;
       try {
         view = stateLog.open(spec.coordinatorId());
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         throw core.abandonStart(e);
       }
       Coordinator coordinator = new Coordinator(core, view);
       try {
         coordinator.start();
         return coordinator;
-      } catch (Exception e) {
-        coordinator.committer.shutdown();
-        TwoPhaseException failure = core.abandonStart(e);
-        view.close();
-        throw failure;
+      } catch (Exception | Error e) {
+        try {
+          coordinator.committer.close(Duration.ZERO);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+        }
+        try {
+          throw core.abandonStart(e);
+        } finally {
+          view.close();
+        }
       }
     }
   }

@@ -6,8 +6,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * Immutable settings of a coordinator, made by {@link #custom()} and validated when built: a bad
- * setting fails with an {@link IllegalArgumentException} that names it.
+ * Immutable settings of a coordinator, made by {@link #custom()}. Each setting is checked when it is
+ * set; settings that depend on the participants (timeout warnings need a timeout to warn about) are
+ * checked when the coordinator is built. A bad setting fails with an
+ * {@link IllegalArgumentException} that names it.
  *
  * <pre>{@code
  * CoordinatorConfig config = CoordinatorConfig.custom()
@@ -32,6 +34,26 @@ public final class CoordinatorConfig {
   private final Duration closeTimeout;
   private final Clock clock;
   private final FaultInjector faultInjector;
+  private final Ticker ticker;
+  private final Scheduler scheduler;
+  private final int maxPendingCheckpoints;
+  private final WhenPendingFull whenPendingFull;
+  private final boolean continueAfterLostDecision;
+
+  /** What a checkpoint does when {@link #maxPendingCheckpoints()} checkpoints await their commits. */
+  public enum WhenPendingFull {
+    /**
+     * Wait until the oldest pending checkpoint is committed (or the coordinator fails or closes);
+     * the application thread stops taking records meanwhile, which is the back-pressure. Only the
+     * self-driving {@link Coordinator} can wait: its commits run on another thread.
+     */
+    BLOCK,
+    /**
+     * Refuse the checkpoint with a {@link PendingLimitExceededException} before anything is
+     * pre-committed; the current transactions stay open and the checkpoint can be taken later.
+     */
+    FAIL
+  }
 
   private CoordinatorConfig(Builder b) {
     this.checkpointInterval = b.checkpointInterval;
@@ -45,6 +67,11 @@ public final class CoordinatorConfig {
     this.closeTimeout = b.closeTimeout;
     this.clock = b.clock;
     this.faultInjector = b.faultInjector;
+    this.ticker = b.ticker;
+    this.scheduler = b.scheduler;
+    this.maxPendingCheckpoints = b.maxPendingCheckpoints;
+    this.whenPendingFull = b.whenPendingFull;
+    this.continueAfterLostDecision = b.continueAfterLostDecision;
   }
 
   /** A builder with every setting at its default. */
@@ -71,6 +98,11 @@ public final class CoordinatorConfig {
     b.closeTimeout = closeTimeout;
     b.clock = clock;
     b.faultInjector = faultInjector;
+    b.ticker = ticker;
+    b.scheduler = scheduler;
+    b.maxPendingCheckpoints = maxPendingCheckpoints;
+    b.whenPendingFull = whenPendingFull;
+    b.continueAfterLostDecision = continueAfterLostDecision;
     return b;
   }
 
@@ -125,6 +157,34 @@ public final class CoordinatorConfig {
     return clock;
   }
 
+  /** Monotonic time for the checkpoint interval and for durations reported to listeners. */
+  public Ticker ticker() {
+    return ticker;
+  }
+
+  /** Delays the retries of failed commits. */
+  public Scheduler scheduler() {
+    return scheduler;
+  }
+
+  /**
+   * The most decided checkpoints that may wait for their commits at once; 0 if unbounded (the
+   * default). See {@link Builder#maxPendingCheckpoints(int, WhenPendingFull)}.
+   */
+  public int maxPendingCheckpoints() {
+    return maxPendingCheckpoints;
+  }
+
+  /** What a checkpoint does when the pending limit is reached. */
+  public WhenPendingFull whenPendingFull() {
+    return whenPendingFull;
+  }
+
+  /** See {@link Builder#continueAfterLostDecision()}. */
+  public boolean continueAfterLostDecision() {
+    return continueAfterLostDecision;
+  }
+
   /** Called at every {@link ProtocolPoint}; {@link FaultInjector#none()} unless a test sets one. */
   public FaultInjector faultInjector() {
     return faultInjector;
@@ -140,7 +200,12 @@ public final class CoordinatorConfig {
         + ", commitBackoff=" + commitInitialBackoff + ".." + commitMaxBackoff
         + " x" + commitBackoffMultiplier
         + ", closeTimeout=" + closeTimeout
-        + ", clock=" + clock + '}';
+        + ", maxPendingCheckpoints=" + maxPendingCheckpoints + " (" + whenPendingFull + ")"
+        + ", continueAfterLostDecision=" + continueAfterLostDecision
+        + ", clock=" + clock
+        + ", ticker=" + ticker
+        + ", scheduler=" + scheduler
+        + ", faultInjector=" + faultInjector + '}';
   }
 
   /** Collects settings; {@link #build()} validates them together. */
@@ -156,10 +221,18 @@ public final class CoordinatorConfig {
     private Duration closeTimeout = Duration.ofSeconds(30);
     private Clock clock = Clock.systemUTC();
     private FaultInjector faultInjector = FaultInjector.none();
+    private Ticker ticker = Ticker.system();
+    private Scheduler scheduler = Scheduler.system();
+    private int maxPendingCheckpoints;
+    private WhenPendingFull whenPendingFull = WhenPendingFull.BLOCK;
+    private boolean continueAfterLostDecision;
 
     private Builder() {}
 
-    /** Checkpoint automatically when this much time passed since the last one. */
+    /**
+     * Checkpoint automatically when this much time passed since the last one, measured with the
+     * {@link #ticker(Ticker) ticker}.
+     */
     public Builder checkpointInterval(Duration interval) {
       requirePositive("checkpointInterval", interval);
       this.checkpointInterval = interval;
@@ -241,9 +314,53 @@ public final class CoordinatorConfig {
       return this;
     }
 
-    /** The clock for transaction ages and checkpoint intervals (inject a fixed one in tests). */
+    /**
+     * The wall clock for transaction ages, which are measured across processes (a recovered
+     * transaction's age counts from its begin in the crashed process). Inject a fixed one in tests.
+     */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /** Monotonic time for the checkpoint interval and reported durations; default {@link Ticker#system()}. */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker");
+      return this;
+    }
+
+    /** How retries of failed commits wait out their backoff; default {@link Scheduler#system()}. */
+    public Builder scheduler(Scheduler scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * Bounds the decided checkpoints that may wait for their commits at once, so that a resource
+     * that stops committing (a database away, say) cannot make them pile up without end: with
+     * {@code max} pending, the next checkpoint waits ({@link WhenPendingFull#BLOCK}) or is refused
+     * ({@link WhenPendingFull#FAIL}). Participants see the bound in
+     * {@link ParticipantContext#maxPendingCheckpoints()} (a Kafka participant sizes its pool of
+     * transactional ids from it). Default: unbounded.
+     */
+    public Builder maxPendingCheckpoints(int max, WhenPendingFull whenFull) {
+      if (max < 1) {
+        throw new IllegalArgumentException("maxPendingCheckpoints must be >= 1, was " + max);
+      }
+      this.maxPendingCheckpoints = max;
+      this.whenPendingFull = Objects.requireNonNull(whenFull, "whenFull");
+      return this;
+    }
+
+    /**
+     * Lets start-up go on when a participant shows committed a transaction that recovery was about
+     * to abort (see {@link DecisionLostException}): the transaction is left committed, an ERROR is
+     * logged, and the application resumes from the position the log holds, so the records after it
+     * are written a second time. Off by default: start-up then fails with
+     * {@link DecisionLostException} before it restores the application.
+     */
+    public Builder continueAfterLostDecision() {
+      this.continueAfterLostDecision = true;
       return this;
     }
 
@@ -257,8 +374,8 @@ public final class CoordinatorConfig {
     }
 
     public CoordinatorConfig build() {
-      // Warnings and ignore-after-timeout need no coordinator-wide timeout: a participant may
-      // declare its own. Without any timeout they simply never trigger.
+      // Warnings and ignore-after-timeout need a timeout, but not necessarily this one: a
+      // participant may declare its own. The coordinator's builder checks that one applies.
       return new CoordinatorConfig(this);
     }
 

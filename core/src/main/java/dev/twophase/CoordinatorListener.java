@@ -26,6 +26,12 @@ public interface CoordinatorListener {
    */
   default void onCheckpointFailed(String coordinatorId, long checkpointId, Throwable cause) {}
 
+  /**
+   * A checkpoint waited {@code waited} for the pending limit
+   * ({@link CoordinatorConfig#maxPendingCheckpoints()}) before it could start: commits fall behind.
+   */
+  default void onCheckpointDelayed(String coordinatorId, long checkpointId, Duration waited) {}
+
   /** A commit attempt failed and will be retried after {@code backoff}. */
   default void onCommitRetried(CommitRetry retry) {}
 
@@ -63,6 +69,13 @@ public interface CoordinatorListener {
       ALREADY_COMMITTED,
       /** {@code recoverAndAbort} rolled back a transaction open at the last decision. */
       ABORTED,
+      /** {@code recoverAndAbort} found nothing to roll back (the transaction never wrote). */
+      NOTHING_TO_ABORT,
+      /**
+       * {@code recoverAndAbort} found the transaction committed: the log lost a decision, and the
+       * operator chose to carry on ({@code continueAfterLostDecision}); logged at ERROR.
+       */
+      FOUND_COMMITTED,
       /** Lost, older than its timeout, dropped because the user opted in; logged at ERROR. */
       LOST_IGNORED
     }

@@ -1,9 +1,10 @@
 package dev.twophase;
 
+import dev.twophase.internal.Checkpointing.Prepared;
 import dev.twophase.internal.CoordinatorCore;
-import dev.twophase.internal.CoordinatorCore.PendingCheckpoint;
-import dev.twophase.internal.CoordinatorCore.Prepared;
 import dev.twophase.internal.CoreSpec;
+import dev.twophase.internal.Incarnations;
+import dev.twophase.internal.PendingCheckpoint;
 import dev.twophase.internal.StateCodec;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * of the checkpoint it restores.
  *
  * <p>There is no state log and no committer thread here: the engine owns durability and calls
- * everything on its task thread. Commits run synchronously inside {@code notifyCheckpointComplete},
+ * everything on its task thread (calls from any other thread are refused). Commits run synchronously inside {@code notifyCheckpointComplete},
  * in checkpoint and participant order; a failing commit throws and stays pending, and is tried
  * again at the next notification or, after a restart, by recovery, as in Flink.
  *
@@ -59,9 +60,15 @@ public final class EmbeddedCoordinator implements AutoCloseable {
    *
    * @throws CheckpointFailedException if a participant could not pre-commit; the engine should
    *     fail this checkpoint
-   * @throws IllegalArgumentException if {@code checkpointId} is not greater than the last one
+   * @throws PendingLimitExceededException if {@code maxPendingCheckpoints} snapshots await their
+   *     completion; nothing was done
+   * @throws IllegalArgumentException if {@code checkpointId} is not greater than the last one, or
+   *     is {@link Long#MAX_VALUE}
    */
   public byte[] snapshot(long checkpointId) {
+    core.ensureApplicationThread("snapshot");
+    core.ensure("snapshot", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
+    core.pending().awaitRoom(core.coordinatorId(), checkpointId);
     Prepared prepared = core.prepare(checkpointId);
     core.decided(prepared); // pending from now on: later snapshots carry it until it is committed
     LOG.debug("coordinator {}: snapshot of checkpoint {}", core.coordinatorId(), checkpointId);
@@ -77,15 +84,22 @@ public final class EmbeddedCoordinator implements AutoCloseable {
    * @throws TransactionLostException if a participant can no longer commit a transaction
    */
   public void notifyCheckpointComplete(long checkpointId) {
+    core.ensureApplicationThread("notifyCheckpointComplete");
     core.ensure("notifyCheckpointComplete", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
-    for (PendingCheckpoint checkpoint : core.pending().headMap(checkpointId, true).values()) {
+    for (PendingCheckpoint checkpoint : core.pending().upTo(checkpointId)) {
       try {
         core.commitCheckpoint(checkpoint);
       } catch (FatalTwoPhaseException e) {
         core.fail(e);
         throw e;
+      } catch (Error e) {
+        core.fail(new FatalTwoPhaseException("a participant threw " + e + " while committing "
+            + "checkpoint " + checkpoint.id() + " of coordinator '" + core.coordinatorId() + "'; "
+            + "the coordinator stopped: restore from the engine's checkpoint to commit it again",
+            e, checkpoint.id(), null));
+        throw e;
       }
-      core.completed(checkpoint);
+      core.completed(checkpoint, false);
       LOG.info("coordinator {}: checkpoint {} committed (notified {})",
           core.coordinatorId(), checkpoint.id(), checkpointId);
     }
@@ -112,16 +126,17 @@ public final class EmbeddedCoordinator implements AutoCloseable {
     return core.state();
   }
 
-  /** The last checkpoint snapshotted (restored, at start). */
+  /** The last checkpoint snapshotted (restored, at start). Any thread. */
   public long lastCheckpointId() {
     return core.lastCheckpointId();
   }
 
-  /** Snapshotted checkpoints whose commits are not done yet. */
+  /** Snapshotted checkpoints whose commits are not done yet. Any thread. */
   public int pendingCheckpoints() {
     return core.pending().size();
   }
 
+  /** The owner epoch of this incarnation. Any thread. */
   public long ownerEpoch() {
     return core.ownerEpoch();
   }
@@ -135,10 +150,17 @@ public final class EmbeddedCoordinator implements AutoCloseable {
     if (core.state() == CoordinatorState.CLOSED) {
       return;
     }
-    core.abortCurrentQuietly();
+    Error error = core.abortCurrentQuietly();
     core.clearCurrent();
-    core.closeParticipants();
+    Error closeError = core.closeParticipants();
     core.transition(CoordinatorState.CLOSED);
+    if (error != null || closeError != null) {
+      Error first = error != null ? error : closeError;
+      if (closeError != null && closeError != first) {
+        first.addSuppressed(closeError);
+      }
+      throw first;
+    }
   }
 
   /** Builds an {@link EmbeddedCoordinator}; {@link #build()} runs recovery. */
@@ -157,8 +179,17 @@ public final class EmbeddedCoordinator implements AutoCloseable {
       return this;
     }
 
-    /** Interval and record-count settings do not apply here: the engine triggers checkpoints. */
+    /**
+     * Interval and record-count settings do not apply here: the engine triggers checkpoints. A
+     * pending limit must use {@link CoordinatorConfig.WhenPendingFull#FAIL}: commits run on the
+     * engine's thread, so a snapshot cannot wait for them.
+     */
     public Builder config(CoordinatorConfig config) {
+      if (config.maxPendingCheckpoints() > 0 && config.whenPendingFull() == CoordinatorConfig.WhenPendingFull.BLOCK) {
+        throw new IllegalArgumentException("maxPendingCheckpoints with WhenPendingFull.BLOCK cannot "
+            + "work in an EmbeddedCoordinator: its commits run on the engine's thread, the one that "
+            + "would wait for them. Use WhenPendingFull.FAIL");
+      }
       spec.config(config);
       return this;
     }
@@ -180,10 +211,12 @@ public final class EmbeddedCoordinator implements AutoCloseable {
     }
 
     /**
-     * The owner epoch of this incarnation; it must grow with every restart (an engine's attempt
-     * number, for example), since transaction names are made from it. Defaults to the larger of the
-     * restored state's epoch plus one and the clock's milliseconds, so that restoring the same (or
-     * an older) checkpoint twice still gives a new epoch.
+     * The owner epoch of this incarnation: it must differ from the epoch of every other
+     * incarnation of this coordinator and grow with every restart, since transaction names are
+     * made from it (an engine's attempt number combined with the restored checkpoint, for
+     * example), and be above the restored state's epoch. Default: a number above the restored
+     * epoch that is unique in this JVM and, across JVMs, made from the clock's milliseconds and a
+     * random part (see {@link ParticipantContext#ownerEpoch()}).
      */
     public Builder ownerEpoch(long epoch) {
       if (epoch < 1) {
@@ -195,23 +228,29 @@ public final class EmbeddedCoordinator implements AutoCloseable {
 
     /**
      * Recovers from the restored state (commits its pending transactions, aborts its open ones),
-     * then begins new transactions.
+     * then begins new transactions. Whatever fails, the participants are closed.
+     *
+     * @throws IllegalArgumentException if {@link #ownerEpoch(long)} is not above the restored epoch
      */
     public EmbeddedCoordinator build() {
-      CoordinatorCore core = spec.newCore();
+      CoordinatorCore core = spec.newCore(LOG);
       EmbeddedCoordinator coordinator = new EmbeddedCoordinator(core);
       try {
         StateCodec.CoordinatorRecord record =
             restoredState == null ? null : StateCodec.decode(restoredState, "the restored state");
-        long epoch = ownerEpoch > 0
-            ? ownerEpoch
-            : Math.max(record == null ? 1 : record.ownerEpoch() + 1, spec.config().clock().millis());
+        long restoredEpoch = record == null ? 0 : record.ownerEpoch();
+        if (ownerEpoch > 0 && ownerEpoch <= restoredEpoch) {
+          throw new IllegalArgumentException("ownerEpoch " + ownerEpoch + " is not above the epoch of "
+              + "the restored state, " + restoredEpoch + "; epochs must grow with every restart");
+        }
+        long epoch = ownerEpoch > 0 ? ownerEpoch : Incarnations.uniqueEpoch(restoredEpoch, spec.config().clock());
+        String lineage = record == null || record.logId() == null ? Incarnations.newLineageId() : record.logId();
         // An engine's state has no completion marks: every pending transaction is re-committed.
-        core.recover(record, 0, epoch, id -> {});
+        core.recover(record, 0, epoch, lineage, id -> {});
         core.beginAll(core.lastCheckpointId() + 1);
         core.transition(CoordinatorState.RUNNING);
         return coordinator;
-      } catch (Exception e) {
+      } catch (Exception | Error e) {
         throw core.abandonStart(e);
       }
     }

@@ -1,11 +1,9 @@
 package dev.twophase;
 
-import dev.twophase.internal.Contexts;
-
 /** Who a participant works for; passed to every life-cycle call that creates resources. */
 public interface ParticipantContext {
 
-  /** The coordinator's id, unique within its state log. Use it as a prefix of resource names. */
+  /** The coordinator's id, unique within its state log. */
   String coordinatorId();
 
   /** The participant's name, unique within the coordinator. */
@@ -20,24 +18,32 @@ public interface ParticipantContext {
 
   /**
    * The part every {@link TransactionContext#transactionName()} of this coordinator's participant
-   * starts with, in every incarnation: {@code <coordinatorId>-<participantName>-}, each name made
-   * safe for file names, Kafka transactional ids and XA ids (characters other than letters, digits
-   * and {@code .} become {@code _}, and a name that needed this gets the CRC-32 of the original
-   * appended; so two different names map to the same text only if both needed escaping and their
-   * CRC-32s collide). Neither part contains
-   * {@code -}, so the prefix of one pair is never the prefix of another's names.
+   * starts with, in every incarnation: {@code <coordinatorId>-<participantName>-<logId>-}, see
+   * {@link TransactionNames#prefix}. The log id is the identity of the coordinator's state log (for
+   * an {@link EmbeddedCoordinator}, of the lineage of checkpoints it restores), so that two
+   * coordinators with the same id on two different logs never share a name, and neither takes the
+   * other's transactions for its own leftovers.
    */
-  default String transactionNamePrefix() {
-    return Contexts.namePrefix(coordinatorId(), participantName());
+  String transactionNamePrefix();
+
+  /**
+   * Whether {@code name} is a transaction name of this coordinator's participant on this log, from
+   * any incarnation: {@link #transactionNamePrefix()} followed by {@code <epoch>-<sequence>}. This
+   * is the test a participant applies on start-up to find its leftovers without touching those of
+   * other coordinators, participants or logs sharing the resource.
+   */
+  default boolean isOwnTransactionName(String name) {
+    return TransactionNames.isOwn(transactionNamePrefix(), name);
   }
 
   /**
-   * Whether {@code name} is a transaction name of this coordinator's participant, from any
-   * incarnation: {@link #transactionNamePrefix()} followed by {@code <epoch>-<sequence>}. This is
-   * the test a participant applies on start-up to find its leftovers without touching those of
-   * other coordinators sharing the resource.
+   * The most checkpoints that may be decided and not yet committed at once (see
+   * {@link CoordinatorConfig#maxPendingCheckpoints()}), or 0 if unbounded. A participant that keeps
+   * a bounded pool of resources per transaction in flight (Kafka transactional ids, say) sizes it
+   * from this: at most {@code maxPendingCheckpoints() + 1} transactions are pre-committed and not
+   * committed, plus the one being written.
    */
-  default boolean isOwnTransactionName(String name) {
-    return Contexts.isOwnName(transactionNamePrefix(), name);
+  default int maxPendingCheckpoints() {
+    return 0;
   }
 }

@@ -19,13 +19,14 @@ public interface TransactionContext<CONTEXT> extends ParticipantContext {
   long sequence();
 
   /**
-   * A name unique across the coordinator's restarts and safe for file names, Kafka transactional
-   * ids and XA global ids: {@link #transactionNamePrefix()} followed by {@code
-   * <ownerEpoch>-<sequence>}. Derive resource names from it so that {@link
-   * #isOwnTransactionName(String)} finds leftovers after a crash.
+   * A name unique across the coordinator's restarts and across state logs, made only of
+   * {@code [A-Za-z0-9._-]}: {@link #transactionNamePrefix()} followed by
+   * {@code <ownerEpoch>-<sequence>}. Derive resource names from it (a file name, a Kafka
+   * transactional id, an XA global id, shortened with a hash if the resource has a small limit) so
+   * that {@link #isOwnTransactionName(String)} finds leftovers after a crash.
    */
   default String transactionName() {
-    return transactionNamePrefix() + ownerEpoch() + '-' + sequence();
+    return TransactionNames.name(transactionNamePrefix(), ownerEpoch(), sequence());
   }
 
   /** The participant's context, restored from the log or made by {@code initializeUserContext}. */

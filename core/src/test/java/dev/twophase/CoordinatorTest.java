@@ -36,6 +36,13 @@ class CoordinatorTest {
   private final AtomicLong position = new AtomicLong();
   private final List<Long> restores = new ArrayList<>();
 
+  /** The name of the kafka participant's transaction {@code sequence} of incarnation {@code epoch}. */
+  private String kafkaTxn(long epoch, long sequence) {
+    return TransactionNames.name(TransactionNames.prefix("job", "kafka", LOG_ID), epoch, sequence);
+  }
+
+  private static final String LOG_ID = "0";
+
   @AfterEach
   void closeAll() {
     toClose.forEach(Coordinator::close);
@@ -48,7 +55,7 @@ class CoordinatorTest {
   private Coordinator.Builder builder(CoordinatorConfig.Builder config, Participant<?, ?>... participants) {
     Coordinator.Builder b = Coordinator.builder("job", log)
         .listener(listener)
-        .config(config.clock(clock).commitRetryBackoff(Duration.ofMillis(1), Duration.ofMillis(5), 2).build())
+        .config(config.clock(clock).ticker(clock).commitRetryBackoff(Duration.ofMillis(1), Duration.ofMillis(5), 2).build())
         .applicationState(ApplicationState.of(Codecs.json(Long.class), id -> position.get(), (p, id) -> {
           position.set(p);
           restores.add(p);
@@ -101,14 +108,14 @@ class CoordinatorTest {
     assertEquals(CoordinatorState.FAILED, c.state());
     assertEquals(List.of(), kafka.committedRecords());
     // Outcome unknown: the pre-committed transaction is neither committed nor aborted.
-    assertTrue(kafka.history().stream().noneMatch(h -> h.startsWith("abort job-kafka-1-0")), kafka.history().toString());
+    assertTrue(kafka.history().stream().noneMatch(h -> h.startsWith("abort " + kafkaTxn(1, 0))), kafka.history().toString());
     assertThrows(FatalTwoPhaseException.class, () -> c.output(k).write("r2"));
     c.close();
     // Recovery: the record never reached the log, so the transaction is aborted.
     log = log.reopen();
     start(CoordinatorConfig.custom(), participant(kafka));
     assertEquals(List.of(), kafka.committedRecords());
-    assertEquals(Set.of("job-kafka-2-0"), kafka.openTransactions());
+    assertEquals(Set.of(kafkaTxn(2, 0)), kafka.openTransactions());
   }
 
   @Test
@@ -147,7 +154,7 @@ class CoordinatorTest {
     assertEquals(List.of(1L), restores, "the application was told to replay from checkpoint 1");
     assertEquals(1, position.get());
     // kafka had pre-committed r2: it must be aborted too.
-    assertTrue(kafka.history().contains("abort job-kafka-1-1"), kafka.history().toString());
+    assertTrue(kafka.history().contains("abort " + kafkaTxn(1, 1)), kafka.history().toString());
     assertEquals(CoordinatorState.RUNNING, c.state());
 
     write(ok, od, position, "r2");
@@ -182,8 +189,8 @@ class CoordinatorTest {
     assertEquals(List.of("r1"), db.committedRecords());
     assertEquals(List.of(1L), restores);
     assertEquals(2, again.ownerEpoch());
-    assertTrue(kafka.history().contains("recoverAndAbort job-kafka-1-1"), kafka.history().toString());
-    assertEquals(Set.of("job-kafka-2-0"), kafka.openTransactions());
+    assertTrue(kafka.history().contains("recoverAndAbort " + kafkaTxn(1, 1)), kafka.history().toString());
+    assertEquals(Set.of(kafkaTxn(2, 0)), kafka.openTransactions());
     assertTrue(listener.recoveries.stream().anyMatch(r -> r.participant().equals("kafka")
         && r.kind() == CoordinatorListener.RecoveryAction.Kind.COMMITTED));
     assertThrows(FencedException.class, c::checkpoint, "the zombie cannot decide anything");
@@ -253,7 +260,7 @@ class CoordinatorTest {
     TransactionLostException e = assertThrows(TransactionLostException.class, () -> cp.awaitCommitted(WAIT));
     assertEquals(1, e.checkpointId().getAsLong());
     assertEquals("kafka", e.participant().orElseThrow());
-    assertTrue(e.getMessage().contains("job-kafka-1-0"), e.getMessage());
+    assertTrue(e.getMessage().contains(kafkaTxn(1, 0)), e.getMessage());
     assertEquals(CoordinatorState.FAILED, c.state());
     FatalTwoPhaseException refused = assertThrows(FatalTwoPhaseException.class, c::checkpoint);
     assertTrue(refused.getMessage().contains("can no longer be committed"), refused.getMessage());
@@ -392,7 +399,7 @@ class CoordinatorTest {
     c.checkpoint().awaitCommitted(WAIT);
     assertEquals(List.of("a"), kafka.committedRecords());
     assertEquals(2, listener.retries.size());
-    assertTrue(listener.retries.get(0).handle().contains("job-kafka-1-0"), listener.retries.get(0).handle());
+    assertTrue(listener.retries.get(0).handle().contains(kafkaTxn(1, 0)), listener.retries.get(0).handle());
     assertEquals("kafka", listener.retries.get(0).participant());
   }
 

@@ -5,8 +5,8 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock the test moves by hand. */
-final class MutableClock extends Clock {
+/** A clock, and a ticker, that the test moves by hand. */
+final class MutableClock extends Clock implements Ticker {
 
   private volatile long millis;
 
@@ -25,6 +25,11 @@ final class MutableClock extends Clock {
   @Override
   public long millis() {
     return millis;
+  }
+
+  @Override
+  public long read() {
+    return millis * 1_000_000;
   }
 
   @Override

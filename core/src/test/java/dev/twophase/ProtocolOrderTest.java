@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.mockito.InOrder;
 
 /**
- * The order of protocol calls across participants and the log (SPEC.md "One checkpoint, all
- * participants together"), checked on mocks: pre-commit all, begin all, append, commit in
+ * The order of protocol calls across participants and the log (one checkpoint, all participants together), checked on mocks: pre-commit all, begin all, append, commit in
  * participant order, completion mark.
  */
 class ProtocolOrderTest {
@@ -38,6 +37,8 @@ class ProtocolOrderTest {
       TransactionContext<?> ctx = inv.getArgument(0);
       return prefix + ctx.checkpointId();
     });
+    when(p.preCommit(any())).thenAnswer(inv -> inv.getArgument(0));
+    when(p.recoverAndAbort(any())).thenReturn(AbortOutcome.ABORTED);
     when(p.commit(any())).thenReturn(CommitOutcome.COMMITTED);
     when(p.recoverAndCommit(any())).thenReturn(CommitOutcome.COMMITTED);
     return p;
@@ -55,6 +56,7 @@ class ProtocolOrderTest {
     CoordinatorLog view = mock(CoordinatorLog.class);
     when(log.open("c")).thenReturn(view);
     when(view.ownerEpoch()).thenReturn(3L);
+    when(view.logId()).thenReturn("log12345");
     Coordinator c = Coordinator.builder("c", log).participant("a", a).participant("b", b).build();
     c.checkpoint().awaitCommitted(Duration.ofSeconds(10));
     c.close();

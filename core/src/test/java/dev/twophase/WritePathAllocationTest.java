@@ -30,13 +30,22 @@ class WritePathAllocationTest {
       return context.transactionName();
     }
 
+    private final RecordWriter<Object> writer = record -> written++;
+
     @Override
-    public void write(String transaction, Object record) {
-      written++;
+    public RecordWriter<Object> writerFor(String transaction) {
+      return writer;
     }
 
     @Override
-    public void preCommit(String transaction) {}
+    public String preCommit(String transaction) {
+      return transaction;
+    }
+
+    @Override
+    public AbortOutcome recoverAndAbort(String transaction) {
+      return AbortOutcome.NOT_FOUND;
+    }
 
     @Override
     public CommitOutcome commit(String transaction) {

@@ -1,9 +1,11 @@
 package dev.twophase.benchmarks;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.Codecs;
 import dev.twophase.CommitOutcome;
 import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
 
@@ -30,13 +32,22 @@ public final class CountingParticipant
     return context.transactionName();
   }
 
+  private final RecordWriter<Object> writer = record -> ring[(int) (written++ & (RING - 1))] = record;
+
   @Override
-  public void write(String transaction, Object record) {
-    ring[(int) (written++ & (RING - 1))] = record;
+  public RecordWriter<Object> writerFor(String transaction) {
+    return writer;
   }
 
   @Override
-  public void preCommit(String transaction) {}
+  public String preCommit(String transaction) {
+    return transaction;
+  }
+
+  @Override
+  public AbortOutcome recoverAndAbort(String transaction) {
+    return AbortOutcome.NOT_FOUND;
+  }
 
   @Override
   public CommitOutcome commit(String transaction) {

@@ -8,6 +8,7 @@ import dev.twophase.internal.CoordinatorCore.Registration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
 
 /** What both coordinator builders collect; they differ only in how the core is then started. */
 public final class CoreSpec {
@@ -18,8 +19,9 @@ public final class CoreSpec {
   private CoordinatorListener listener;
   private ApplicationState<?> applicationState;
 
+  /** @throws IllegalArgumentException if the id is blank, not Unicode or over 255 UTF-8 bytes */
   public CoreSpec(String coordinatorId) {
-    this.coordinatorId = CoordinatorCore.requireId(coordinatorId);
+    this.coordinatorId = CoordinatorIds.requireValid(coordinatorId);
   }
 
   public String coordinatorId() {
@@ -27,10 +29,7 @@ public final class CoreSpec {
   }
 
   public void participant(String name, Participant<?, ?> participant) {
-    Objects.requireNonNull(name, "participant name");
-    if (name.isBlank()) {
-      throw new IllegalArgumentException("participant name must not be blank");
-    }
+    CoordinatorIds.requireValid(name, "participant name");
     participants.add(new Registration(name, Objects.requireNonNull(participant, "participant")));
   }
 
@@ -50,8 +49,8 @@ public final class CoreSpec {
     return config;
   }
 
-  /** Validates the participants and makes the core, in state RECOVERING. */
-  public CoordinatorCore newCore() {
-    return new CoordinatorCore(coordinatorId, participants, config, listener, applicationState);
+  /** Validates the participants and makes the core, in state RECOVERING, logging to {@code log}. */
+  public CoordinatorCore newCore(Logger log) {
+    return new CoordinatorCore(coordinatorId, participants, config, listener, applicationState, log);
   }
 }

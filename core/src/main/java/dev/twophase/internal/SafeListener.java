@@ -4,29 +4,32 @@ import dev.twophase.CoordinatorListener;
 import dev.twophase.CoordinatorState;
 import java.time.Duration;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** Shields the protocol from listeners: what a listener throws is logged, never propagated. */
 final class SafeListener implements CoordinatorListener {
 
-  private static final Logger LOG = LoggerFactory.getLogger(SafeListener.class);
+  private final Logger log;
   private static final CoordinatorListener NONE = new CoordinatorListener() {};
 
   private final CoordinatorListener delegate;
 
-  private SafeListener(CoordinatorListener delegate) {
+  private SafeListener(CoordinatorListener delegate, Logger log) {
     this.delegate = delegate;
+    this.log = log;
   }
 
-  static CoordinatorListener wrap(CoordinatorListener listener) {
-    return new SafeListener(listener == null ? NONE : listener);
+  /** Wraps {@code listener} (none if null); what it throws is logged to {@code log}. */
+  static CoordinatorListener wrap(CoordinatorListener listener, Logger log) {
+    return new SafeListener(listener == null ? NONE : listener, log);
   }
 
   private void guard(String event, Runnable call) {
     try {
       call.run();
-    } catch (RuntimeException e) {
-      LOG.warn("listener {} threw from {}; ignored", delegate, event, e);
+    } catch (RuntimeException | Error e) {
+      // An Error too: a listener must never leave the protocol half-done (a future open, a
+      // checkpoint neither decided nor failed).
+      log.warn("listener {} threw from {}; ignored", delegate, event, e);
     }
   }
 
@@ -49,6 +52,11 @@ final class SafeListener implements CoordinatorListener {
   @Override
   public void onCheckpointFailed(String coordinatorId, long checkpointId, Throwable cause) {
     guard("onCheckpointFailed", () -> delegate.onCheckpointFailed(coordinatorId, checkpointId, cause));
+  }
+
+  @Override
+  public void onCheckpointDelayed(String coordinatorId, long checkpointId, Duration waited) {
+    guard("onCheckpointDelayed", () -> delegate.onCheckpointDelayed(coordinatorId, checkpointId, waited));
   }
 
   @Override

@@ -2,8 +2,11 @@ package dev.twophase.internal;
 
 import dev.twophase.Codec;
 import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
+import dev.twophase.RetirementListener;
 import dev.twophase.Writable;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,9 +23,15 @@ final class Slot<T, C> {
   /** Effective transaction timeout: the participant's own, else the coordinator's; may be null. */
   final Duration timeout;
   final Writable<Object, T> writable;
+  final RetirementListener<T> retirement;
 
+  /** {@code TransactionNames.prefix(coordinatorId, name, logId)}, set when recovery starts. */
+  String namePrefix;
   Optional<C> context = Optional.empty();
+  /** The open transaction, as {@code beginTransaction} returned it. */
   T current;
+  /** Where records of {@link #current} go (Writable participants only). */
+  RecordWriter<Object> writer;
   long currentBegunAt;
   long currentCheckpointId;
   long sequence;
@@ -41,8 +50,15 @@ final class Slot<T, C> {
       throw new IllegalArgumentException(
           "participant '" + name + "' returned null from transactionTimeout(); return Optional.empty()");
     }
+    own.ifPresent(d -> {
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(
+            "participant '" + name + "' returned a transaction timeout of " + d + "; it must be > 0");
+      }
+    });
     this.timeout = own.orElse(defaultTimeout);
     this.writable = participant instanceof Writable ? (Writable<Object, T>) participant : null;
+    this.retirement = participant instanceof RetirementListener ? (RetirementListener<T>) participant : null;
   }
 
   private static <X> Codec<X> requireCodec(Codec<X> codec, String name, String what) {
@@ -59,9 +75,18 @@ final class Slot<T, C> {
   byte[] encode(T handle) throws Exception {
     byte[] bytes = transactionCodec.encode(handle);
     if (bytes == null) {
-      throw new IllegalStateException("participant '" + name + "': transaction codec returned null");
+      throw new IllegalStateException("participant '" + name + "': its transaction codec returned null for " + handle);
     }
     return bytes;
+  }
+
+  Contexts.Participant participantContext(String coordinatorId, long epoch, int maxPending) {
+    return new Contexts.Participant(coordinatorId, name, namePrefix, epoch, maxPending);
+  }
+
+  Contexts.Recovery<T, C> recoveryContext(
+      String coordinatorId, long epoch, int maxPending, List<T> handled, long lastCheckpointId) {
+    return new Contexts.Recovery<>(coordinatorId, name, namePrefix, epoch, maxPending, handled, context, lastCheckpointId);
   }
 
   @Override

@@ -2,8 +2,10 @@ package dev.twophase.internal;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.TwoPhaseException;
 import java.io.IOException;
 import java.util.List;
@@ -13,13 +15,13 @@ import java.util.List;
  *
  * <p>JSON, so that an operator can read it with the CLI or {@code jq}; handles, contexts and the
  * application snapshot are the participants' own encodings, stored as base64 next to the version
- * of the codec that wrote them. {@link #FORMAT} is checked on read: a newer format is refused
- * rather than half-understood.
+ * of the codec that wrote them. {@link #FORMAT} is read first: a record of another format is
+ * refused, with a message that says which, rather than half-understood.
  */
 public final class StateCodec {
 
-  /** Version of this record layout. */
-  public static final int FORMAT = 1;
+  /** Version of this record layout. 2 added the log id. */
+  public static final int FORMAT = 2;
 
   private static final ObjectMapper MAPPER =
       JsonMapper.builder()
@@ -33,6 +35,7 @@ public final class StateCodec {
   public record CoordinatorRecord(
       int format,
       String coordinatorId,
+      String logId,
       long checkpointId,
       long ownerEpoch,
       long writtenAtMillis,
@@ -69,25 +72,45 @@ public final class StateCodec {
    * Decodes a state record.
    *
    * @param origin where the bytes came from, for the error message
+   * @throws FatalTwoPhaseException if the bytes are not a state record, or one of another format
    */
   public static CoordinatorRecord decode(byte[] bytes, String origin) {
-    CoordinatorRecord record;
+    JsonNode tree;
     try {
-      record = MAPPER.readValue(bytes, CoordinatorRecord.class);
+      tree = MAPPER.readTree(bytes);
     } catch (IOException e) {
-      throw new dev.twophase.FatalTwoPhaseException(
-          "the coordinator state in " + origin + " is not readable; it was not written by twophase "
-              + "or is damaged", e);
+      throw notReadable(origin, e);
     }
-    if (record.format() != FORMAT) {
-      throw new dev.twophase.FatalTwoPhaseException(
-          "the coordinator state in " + origin + " has format " + record.format()
-              + " but this release reads format " + FORMAT + "; run the release that wrote it");
+    JsonNode format = tree == null ? null : tree.get("format");
+    if (format == null || !format.canConvertToInt()) {
+      throw notReadable(origin, null);
     }
-    return record;
+    int f = format.asInt();
+    if (f > FORMAT) {
+      throw new FatalTwoPhaseException("the coordinator state in " + origin + " has format " + f
+          + ": it was written by a newer version of twophase, and this release reads format "
+          + FORMAT + ". Run the newer release (recovery needs what it wrote)");
+    }
+    if (f < FORMAT) {
+      throw new FatalTwoPhaseException("the coordinator state in " + origin + " has format " + f
+          + ", written by an older version of twophase that this release no longer reads (it "
+          + "reads format " + FORMAT + "). Finish its pending checkpoints with the older release "
+          + "(start and close the coordinator once), then upgrade");
+    }
+    try {
+      return MAPPER.treeToValue(tree, CoordinatorRecord.class);
+    } catch (IOException e) {
+      throw notReadable(origin, e);
+    }
   }
 
-  /** Pretty JSON for the CLI. */
+  private static FatalTwoPhaseException notReadable(String origin, Exception cause) {
+    return new FatalTwoPhaseException("the coordinator state in " + origin + " is not readable: it "
+        + "was not written by twophase, or it is damaged"
+        + (cause == null ? "" : " (" + cause.getMessage() + ")"), cause);
+  }
+
+  /** The mapper, for the CLI's pretty printing. */
   public static ObjectMapper mapper() {
     return MAPPER;
   }

@@ -1,10 +1,12 @@
 package dev.twophase.testing;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.Codecs;
 import dev.twophase.CommitOutcome;
 import dev.twophase.Participant;
 import dev.twophase.ParticipantContext;
+import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
@@ -49,10 +51,12 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       {@link IllegalStateException}.
  *   <li>{@code abort}: OPEN or PREPARED to ABORTED; unknown or ABORTED, a no-op; COMMITTED is a
  *       protocol violation ({@link IllegalStateException}). {@code recoverAndAbort} is the same
- *       except that a COMMITTED transaction is left alone (a no-op, noted in the history).
- *   <li>{@code finishRecoveringContext} aborts every OPEN or PREPARED transaction begun for the
- *       same coordinator id and participant name that is not among the handled transactions; other
- *       coordinators' and participants' transactions are untouched.
+ *       except that a COMMITTED transaction is left alone and reported
+ *       ({@link AbortOutcome#COMMITTED}); an unknown or ABORTED one is {@link AbortOutcome#NOT_FOUND}.
+ *   <li>{@code finishRecoveringContext} aborts every OPEN or PREPARED transaction whose name the
+ *       context calls its own ({@link RecoveryContext#isOwnTransactionName}) that is not among the
+ *       handled transactions; other coordinators', participants' and logs' transactions are
+ *       untouched.
  *   <li>With a {@linkplain Builder#transactionTimeout transaction timeout}, the resource expires an
  *       in-progress transaction older than the timeout (by the {@linkplain Builder#clock clock})
  *       when it is next written, pre-committed or committed: writes and pre-commits then fail and
@@ -262,7 +266,11 @@ public final class InMemoryParticipant<T>
   }
 
   @Override
-  public void write(InMemoryTransaction transaction, T record) throws Exception {
+  public RecordWriter<T> writerFor(InMemoryTransaction transaction) {
+    return record -> write(transaction, record);
+  }
+
+  private void write(InMemoryTransaction transaction, T record) throws Exception {
     ensureOpen("write");
     String name = name(transaction);
     if (record == null) {
@@ -276,13 +284,14 @@ public final class InMemoryParticipant<T>
   }
 
   @Override
-  public void preCommit(InMemoryTransaction transaction) throws Exception {
+  public InMemoryTransaction preCommit(InMemoryTransaction transaction) throws Exception {
     ensureOpen("preCommit");
     String name = name(transaction);
     injected(Operation.PRE_COMMIT, "preCommit " + name);
     checkFence(name, "preCommit " + name);
     enforceTimeout(name);
     resource.preCommit(name);
+    return transaction;
   }
 
   @Override
@@ -320,16 +329,16 @@ public final class InMemoryParticipant<T>
   }
 
   @Override
-  public void recoverAndAbort(InMemoryTransaction transaction) throws Exception {
-    doAbort(transaction, "recoverAndAbort", false);
+  public AbortOutcome recoverAndAbort(InMemoryTransaction transaction) throws Exception {
+    return doAbort(transaction, "recoverAndAbort", false);
   }
 
-  private void doAbort(InMemoryTransaction transaction, String op, boolean strict) throws Exception {
+  private AbortOutcome doAbort(InMemoryTransaction transaction, String op, boolean strict) throws Exception {
     ensureOpen(op);
     String name = name(transaction);
     injected(Operation.ABORT, op + " " + name);
     checkFence(name, op + " " + name);
-    resource.abort(name, op, strict);
+    return resource.abort(name, op, strict);
   }
 
   @Override
@@ -343,7 +352,7 @@ public final class InMemoryParticipant<T>
     for (InMemoryTransaction transaction : context.handledTransactions()) {
       handled.add(name(transaction));
     }
-    resource.abortLingering(context.coordinatorId(), context.participantName(), handled);
+    resource.abortLingering(context.coordinatorId(), context.participantName(), context::isOwnTransactionName, handled);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.twophase.testing;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FencedException;
 import java.util.ArrayList;
@@ -12,6 +13,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * A simulated external transactional resource (the "broker" or "database") that {@link
@@ -292,11 +294,11 @@ public final class InMemoryResource<T> {
    * Abort semantics. {@code strict}: aborting a COMMITTED transaction is a protocol violation
    * (plain abort); otherwise it is a no-op with a note (recoverAndAbort).
    */
-  synchronized void abort(String name, String op, boolean strict) {
+  synchronized AbortOutcome abort(String name, String op, boolean strict) {
     Txn<T> txn = transactions.get(name);
     if (txn == null || txn.state == TransactionState.ABORTED) {
       log(op + " " + name + " (no-op: " + describe(txn) + ")");
-      return;
+      return AbortOutcome.NOT_FOUND;
     }
     if (txn.state == TransactionState.COMMITTED) {
       if (strict) {
@@ -307,10 +309,11 @@ public final class InMemoryResource<T> {
                 + "', which is committed (protocol violation)");
       }
       log(op + " " + name + " (no-op: COMMITTED)");
-      return;
+      return AbortOutcome.COMMITTED;
     }
     txn.state = TransactionState.ABORTED;
     log(op + " " + name);
+    return AbortOutcome.ABORTED;
   }
 
   /**
@@ -329,15 +332,15 @@ public final class InMemoryResource<T> {
     return true;
   }
 
-  /** Aborts every in-progress transaction of the owner whose name is not in {@code handled}. */
+  /**
+   * Aborts every in-progress transaction whose name {@code own} accepts and that is not in
+   * {@code handled}.
+   */
   synchronized List<String> abortLingering(
-      String coordinatorId, String participantName, Collection<String> handled) {
+      String coordinatorId, String participantName, Predicate<String> own, Collection<String> handled) {
     List<String> aborted = new ArrayList<>();
     for (Txn<T> txn : transactions.values()) {
-      if (txn.state.inProgress()
-          && txn.coordinatorId.equals(coordinatorId)
-          && txn.participantName.equals(participantName)
-          && !handled.contains(txn.name)) {
+      if (txn.state.inProgress() && own.test(txn.name) && !handled.contains(txn.name)) {
         txn.state = TransactionState.ABORTED;
         aborted.add(txn.name);
       }

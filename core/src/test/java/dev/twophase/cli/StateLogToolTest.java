@@ -62,9 +62,9 @@ class StateLogToolTest {
     assertTrue(text.contains("coordinator orders"), text);
     assertTrue(text.contains("last checkpoint 1"), text);
     assertTrue(text.contains("pending  checkpoint 1"), text);
-    assertTrue(text.contains("orders-kafka-1-0"), text);
+    assertTrue(text.contains("orders-kafka-0-1-0"), text);
     assertTrue(text.contains("open     for checkpoint 2"), text);
-    assertTrue(text.contains("orders-kafka-1-1"), text);
+    assertTrue(text.contains("orders-kafka-0-1-1"), text);
     assertTrue(text.contains("application snapshot v1: 42"), text);
     assertTrue(text.contains("age 5m"), text);
   }
@@ -79,7 +79,7 @@ class StateLogToolTest {
     assertEquals(1, c.get("lastCheckpointId").asLong());
     JsonNode pending = c.get("participants").get(0).get("pending").get(0);
     assertEquals(1, pending.get("checkpointId").asLong());
-    assertEquals("orders-kafka-1-0", pending.get("handle").get("name").asText());
+    assertEquals("orders-kafka-0-1-0", pending.get("handle").get("name").asText());
     assertTrue(pending.get("ageMillis").asLong() >= Duration.ofMinutes(5).toMillis() - 1000);
     assertEquals(42, c.get("application").get("value").asLong());
   }

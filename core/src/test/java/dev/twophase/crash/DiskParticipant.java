@@ -1,10 +1,12 @@
 package dev.twophase.crash;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.Codecs;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
@@ -89,20 +91,20 @@ public final class DiskParticipant implements Participant<DiskParticipant.Txn, V
   }
 
   @Override
-  public void write(Txn transaction, Long record) throws Exception {
+  public RecordWriter<Long> writerFor(Txn transaction) {
     Writer w = open.get(transaction.name());
     if (w == null) {
       throw new FatalTwoPhaseException("transaction " + transaction.name() + " is not open here");
     }
-    w.append(record);
+    return w::append;
   }
 
   @Override
-  public void preCommit(Txn transaction) throws Exception {
+  public Txn preCommit(Txn transaction) throws Exception {
     Writer w = open.remove(transaction.name());
     if (w == null) {
       if (Files.exists(file(transaction.name(), PREPARED))) {
-        return; // pre-committed already
+        return transaction; // pre-committed already
       }
       throw new FatalTwoPhaseException("transaction " + transaction.name() + " is not open here");
     }
@@ -111,6 +113,7 @@ public final class DiskParticipant implements Participant<DiskParticipant.Txn, V
     w.ch.close();
     Files.move(file(transaction.name(), OPEN), file(transaction.name(), PREPARED), StandardCopyOption.ATOMIC_MOVE);
     syncDirectory();
+    return transaction;
   }
 
   @Override
@@ -128,6 +131,19 @@ public final class DiskParticipant implements Participant<DiskParticipant.Txn, V
 
   @Override
   public void abort(Txn transaction) throws Exception {
+    delete(transaction);
+  }
+
+  /** A committed transaction is left alone and reported: the log must have lost its decision. */
+  @Override
+  public AbortOutcome recoverAndAbort(Txn transaction) throws Exception {
+    if (Files.exists(file(transaction.name(), COMMITTED))) {
+      return AbortOutcome.COMMITTED;
+    }
+    return delete(transaction) ? AbortOutcome.ABORTED : AbortOutcome.NOT_FOUND;
+  }
+
+  private boolean delete(Txn transaction) throws IOException {
     Writer w = open.remove(transaction.name());
     if (w != null) {
       w.ch.close();
@@ -137,6 +153,7 @@ public final class DiskParticipant implements Participant<DiskParticipant.Txn, V
     if (deleted) {
       syncDirectory();
     }
+    return deleted;
   }
 
   @Override

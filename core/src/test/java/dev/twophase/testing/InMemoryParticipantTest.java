@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.twophase.internal.Contexts;
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FencedException;
+import dev.twophase.RecoveryContext;
+import dev.twophase.TransactionContext;
 import dev.twophase.testing.InMemoryResource.TransactionState;
 import java.io.IOException;
 import java.time.Clock;
@@ -32,8 +34,12 @@ class InMemoryParticipantTest {
   private final InMemoryParticipant<String> participant = new InMemoryParticipant<>(resource);
   private long sequence;
 
-  private static Contexts.Transaction<Void> context(String coordinator, long epoch, long sequence) {
-    return new Contexts.Transaction<>(coordinator, PARTICIPANT, epoch, 1, sequence, Optional.empty());
+  private static TransactionContext<Void> context(String coordinator, long epoch, long sequence) {
+    return TestContexts.transaction(coordinator, PARTICIPANT, epoch, 1, sequence);
+  }
+
+  private static void write(InMemoryParticipant<String> p, InMemoryTransaction txn, String record) throws Exception {
+    p.writerFor(txn).write(record);
   }
 
   private InMemoryTransaction begin(InMemoryParticipant<String> p, long epoch) throws Exception {
@@ -47,15 +53,15 @@ class InMemoryParticipantTest {
   private InMemoryTransaction prepared(String... records) throws Exception {
     InMemoryTransaction txn = begin();
     for (String record : records) {
-      participant.write(txn, record);
+      write(participant, txn, record);
     }
     participant.preCommit(txn);
     return txn;
   }
 
-  private static Contexts.Recovery<InMemoryTransaction, Void> recovery(
+  private static RecoveryContext<InMemoryTransaction, Void> recovery(
       String coordinator, long epoch, List<InMemoryTransaction> handled) {
-    return new Contexts.Recovery<>(coordinator, PARTICIPANT, epoch, handled, Optional.empty(), 0);
+    return TestContexts.recovery(coordinator, PARTICIPANT, epoch, handled, 0);
   }
 
   @Nested
@@ -64,17 +70,17 @@ class InMemoryParticipantTest {
     @Test
     void beginCreatesAnOpenTransactionNamedByTheContext() throws Exception {
       InMemoryTransaction txn = begin();
-      assertEquals("coord-mem-1-0", txn.name());
+      assertEquals("coord-mem-testlog0-1-0", txn.name());
       assertEquals(Optional.of(TransactionState.OPEN), resource.state(txn.name()));
       assertEquals(Set.of(txn.name()), resource.openTransactions());
-      assertEquals(List.of("begin coord-mem-1-0"), resource.history());
+      assertEquals(List.of("begin coord-mem-testlog0-1-0"), resource.history());
     }
 
     @Test
     void writesAreBufferedAndInvisibleUntilCommit() throws Exception {
       InMemoryTransaction txn = begin();
-      participant.write(txn, "a");
-      participant.write(txn, "b");
+      write(participant, txn, "a");
+      write(participant, txn, "b");
       assertEquals(List.of("a", "b"), resource.records(txn.name()));
       participant.preCommit(txn);
       assertEquals(Optional.of(TransactionState.PREPARED), resource.state(txn.name()));
@@ -86,11 +92,11 @@ class InMemoryParticipantTest {
       assertEquals(Set.of(), resource.openTransactions());
       assertEquals(
           List.of(
-              "begin coord-mem-1-0",
-              "write coord-mem-1-0 a",
-              "write coord-mem-1-0 b",
-              "preCommit coord-mem-1-0",
-              "commit coord-mem-1-0"),
+              "begin coord-mem-testlog0-1-0",
+              "write coord-mem-testlog0-1-0 a",
+              "write coord-mem-testlog0-1-0 b",
+              "preCommit coord-mem-testlog0-1-0",
+              "commit coord-mem-testlog0-1-0"),
           resource.history());
     }
 
@@ -123,7 +129,7 @@ class InMemoryParticipantTest {
     @Test
     void writeAfterPreCommitFails() throws Exception {
       InMemoryTransaction txn = prepared("a");
-      assertThrows(IllegalStateException.class, () -> participant.write(txn, "b"));
+      assertThrows(IllegalStateException.class, () -> write(participant, txn, "b"));
       participant.commit(txn);
       assertEquals(List.of("a"), resource.committedRecords());
     }
@@ -148,11 +154,11 @@ class InMemoryParticipantTest {
     @Test
     void nullRecordFailsClearlyAndTransactionStaysUsable() throws Exception {
       InMemoryTransaction txn = begin();
-      participant.write(txn, "a");
+      write(participant, txn, "a");
       NullPointerException e =
-          assertThrows(NullPointerException.class, () -> participant.write(txn, null));
+          assertThrows(NullPointerException.class, () -> write(participant, txn, null));
       assertTrue(e.getMessage().contains("record must not be null"), e.getMessage());
-      participant.write(txn, "b");
+      write(participant, txn, "b");
       participant.preCommit(txn);
       participant.commit(txn);
       assertEquals(List.of("a", "b"), resource.committedRecords());
@@ -205,7 +211,7 @@ class InMemoryParticipantTest {
     @Test
     void commitOfOpenTransactionIsAProtocolViolation() throws Exception {
       InMemoryTransaction txn = begin();
-      participant.write(txn, "a");
+      write(participant, txn, "a");
       assertThrows(IllegalStateException.class, () -> participant.commit(txn));
       assertThrows(IllegalStateException.class, () -> participant.recoverAndCommit(txn));
       assertEquals(Optional.of(TransactionState.OPEN), resource.state(txn.name()));
@@ -215,7 +221,7 @@ class InMemoryParticipantTest {
     @Test
     void abortOfOpenAndPreparedDiscardsRecords() throws Exception {
       InMemoryTransaction open = begin();
-      participant.write(open, "a");
+      write(participant, open, "a");
       InMemoryTransaction preparedTxn = prepared("b");
       participant.abort(open);
       participant.abort(preparedTxn);
@@ -247,7 +253,7 @@ class InMemoryParticipantTest {
     void recoverAndAbortOfCommittedDoesNotUncommit() throws Exception {
       InMemoryTransaction txn = prepared("a");
       participant.commit(txn);
-      new InMemoryParticipant<>(resource).recoverAndAbort(txn);
+      assertEquals(AbortOutcome.COMMITTED, new InMemoryParticipant<>(resource).recoverAndAbort(txn));
       assertEquals(Optional.of(TransactionState.COMMITTED), resource.state(txn.name()));
       assertEquals(List.of("a"), resource.committedRecords());
       assertTrue(resource.history().contains("recoverAndAbort " + txn.name() + " (no-op: COMMITTED)"));
@@ -255,7 +261,8 @@ class InMemoryParticipantTest {
 
     @Test
     void recoverAndAbortOfUnknownIsANoOp() throws Exception {
-      new InMemoryParticipant<>(resource).recoverAndAbort(new InMemoryTransaction("ghost", 0));
+      assertEquals(AbortOutcome.NOT_FOUND,
+          new InMemoryParticipant<>(resource).recoverAndAbort(new InMemoryTransaction("ghost", 0)));
       assertEquals(List.of("recoverAndAbort ghost (no-op: unknown)"), resource.history());
     }
   }
@@ -288,14 +295,14 @@ class InMemoryParticipantTest {
       InMemoryTransaction handled = prepared("handled");
       InMemoryTransaction lingeringPrepared = prepared("x");
       InMemoryTransaction lingeringOpen = begin();
-      participant.write(lingeringOpen, "y");
+      write(participant, lingeringOpen, "y");
       InMemoryTransaction otherCoordinator =
           participant.beginTransaction(context("other", 1, 0));
-      participant.write(otherCoordinator, "z");
+      write(participant, otherCoordinator, "z");
       participant.preCommit(otherCoordinator);
       InMemoryTransaction otherParticipant =
           participant.beginTransaction(
-              new Contexts.Transaction<>(COORDINATOR, "mem2", 1, 1, 0, Optional.empty()));
+              TestContexts.transaction(COORDINATOR, "mem2", 1, 1, 0));
 
       InMemoryParticipant<String> restarted = new InMemoryParticipant<>(resource);
       assertEquals(CommitOutcome.COMMITTED, restarted.recoverAndCommit(handled));
@@ -356,7 +363,7 @@ class InMemoryParticipantTest {
     void fencingCanBeTurnedOff() throws Exception {
       InMemoryParticipant<String> lax = InMemoryParticipant.builder(resource).fencing(false).build();
       InMemoryTransaction txn = begin(lax, 1);
-      lax.write(txn, "a");
+      write(lax, txn, "a");
       lax.preCommit(txn);
       new InMemoryParticipant<>(resource).finishRecoveringContext(recovery(COORDINATOR, 2, List.of(txn)));
       assertEquals(CommitOutcome.COMMITTED, lax.commit(txn));
@@ -380,8 +387,8 @@ class InMemoryParticipantTest {
     void failNextWriteLeavesTheRecordOut() throws Exception {
       InMemoryTransaction txn = begin();
       participant.failNextWrite(new IOException("disk"));
-      assertThrows(IOException.class, () -> participant.write(txn, "lost"));
-      participant.write(txn, "kept");
+      assertThrows(IOException.class, () -> write(participant, txn, "lost"));
+      write(participant, txn, "kept");
       participant.preCommit(txn);
       participant.commit(txn);
       assertEquals(List.of("kept"), resource.committedRecords());
@@ -390,7 +397,7 @@ class InMemoryParticipantTest {
     @Test
     void failNextPreCommitKeepsTheTransactionOpenAndAbortable() throws Exception {
       InMemoryTransaction txn = begin();
-      participant.write(txn, "a");
+      write(participant, txn, "a");
       participant.failNextPreCommit(new IOException("flush"));
       assertThrows(IOException.class, () -> participant.preCommit(txn));
       assertEquals(Optional.of(TransactionState.OPEN), resource.state(txn.name()));
@@ -495,13 +502,13 @@ class InMemoryParticipantTest {
 
       InMemoryTransaction young = begin(timed, 1);
       assertEquals(1_000, young.begunAtMillis());
-      timed.write(young, "a");
+      write(timed, young, "a");
       timed.preCommit(young);
       now.addAndGet(10_000); // exactly the timeout: still alive
       assertEquals(CommitOutcome.COMMITTED, timed.commit(young));
 
       InMemoryTransaction old = begin(timed, 1);
-      timed.write(old, "b");
+      write(timed, old, "b");
       timed.preCommit(old);
       now.addAndGet(10_001);
       assertEquals(CommitOutcome.LOST, timed.commit(old));
@@ -509,7 +516,7 @@ class InMemoryParticipantTest {
 
       InMemoryTransaction stale = begin(timed, 1);
       now.addAndGet(20_000);
-      assertThrows(IllegalStateException.class, () -> timed.write(stale, "c"));
+      assertThrows(IllegalStateException.class, () -> write(timed, stale, "c"));
       assertEquals(List.of("a"), resource.committedRecords());
     }
 

@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
@@ -164,45 +166,12 @@ public final class FileParticipant<IN>
   }
 
   @Override
-  public void write(FileTransaction transaction, IN record) throws IOException {
-    Objects.requireNonNull(record, "record");
-    OpenTransaction t = openTransaction(transaction, "write to");
-    if (t.broken != null) {
-      throw new IOException("transaction " + transaction.name() + " can no longer be committed after "
-          + "an earlier failed write (" + t.broken.getMessage() + "); the next checkpoint aborts it");
-    }
-    scratch.reset();
-    try {
-      encoder.encode(record, scratch);
-    } catch (IOException | RuntimeException e) {
-      throw new IllegalArgumentException(
-          "record cannot be encoded for " + base + ": " + e.getMessage() + " (the transaction "
-              + transaction.name() + " is unchanged)", e);
-    }
-    String bucket = buckets.bucket(record);
-    Path dir = bucketDir(bucket);
-    PartWriter writer = t.writers.get(bucket);
-    try {
-      if (writer != null && writer.records() > 0
-          && (writer.records() >= maxPartRecords || writer.bytes() + scratch.size() > maxPartBytes)) {
-        t.writers.remove(bucket);
-        writer.finish(); // roll: this part is complete and durable; the next one starts empty
-        writer = null;
-      }
-      if (writer == null) {
-        writer = t.newPart(bucket, dir);
-      }
-      writer.append(scratch.array(), scratch.size());
-    } catch (IOException | RuntimeException e) {
-      // A part may now hold half a record: this transaction can only be aborted.
-      t.broken = e;
-      throw new IOException("writing to " + (writer == null ? dir : writer.file()) + " failed: "
-          + e.getMessage() + "; transaction " + transaction.name() + " can no longer be committed", e);
-    }
+  public RecordWriter<IN> writerFor(FileTransaction transaction) {
+    return openTransaction(transaction, "write to");
   }
 
   @Override
-  public void preCommit(FileTransaction transaction) throws IOException {
+  public FileTransaction preCommit(FileTransaction transaction) throws IOException {
     OpenTransaction t = openTransaction(transaction, "pre-commit");
     if (t.broken != null) {
       throw new IOException("transaction " + transaction.name() + " had a failed write and cannot be "
@@ -224,6 +193,7 @@ public final class FileParticipant<IN>
       }
     }
     open.remove(transaction.name());
+    return new FileTransaction(transaction.name(), transaction.begunAtMillis(), t.parts);
   }
 
   @Override
@@ -269,12 +239,19 @@ public final class FileParticipant<IN>
 
   @Override
   public void abort(FileTransaction transaction) throws IOException {
+    deleteParts(transaction);
+  }
+
+  /** Deletes the in-progress parts of {@code transaction}; returns whether there were any. */
+  private boolean deleteParts(FileTransaction transaction) throws IOException {
     OpenTransaction t = open.remove(transaction.name());
+    List<Part> parts = new ArrayList<>(transaction.parts());
     if (t != null) {
       t.writers.values().forEach(PartWriter::closeQuietly);
+      parts.addAll(t.parts);
     }
     Set<Path> dirs = new LinkedHashSet<>();
-    for (Part part : transaction.parts()) {
+    for (Part part : parts) {
       Path dir = bucketDir(part.bucket());
       if (Files.deleteIfExists(dir.resolve(names.inProgressName(transaction.name(), part.index())))) {
         dirs.add(dir);
@@ -283,16 +260,42 @@ public final class FileParticipant<IN>
     for (Path dir : dirs) {
       syncDirectory(dir);
     }
+    return !dirs.isEmpty();
   }
 
   /**
-   * Besides the parts the handle names, deletes every in-progress part of this transaction name:
-   * a handle logged before its first write names no parts.
+   * Looks the transaction up by its name, since the handle recovery aborts was logged before the
+   * transaction's first write and names no parts: a committed part of that name means the
+   * transaction was committed ({@link AbortOutcome#COMMITTED}, nothing deleted); otherwise every
+   * in-progress part of that name is deleted.
    */
   @Override
-  public void recoverAndAbort(FileTransaction transaction) throws IOException {
-    abort(transaction);
-    deleteInProgress(name -> name.equals(transaction.name()));
+  public AbortOutcome recoverAndAbort(FileTransaction transaction) throws IOException {
+    if (hasCommittedPart(transaction.name())) {
+      return AbortOutcome.COMMITTED;
+    }
+    boolean deleted = deleteParts(transaction);
+    deleted |= deleteInProgress(name -> name.equals(transaction.name())) > 0;
+    return deleted ? AbortOutcome.ABORTED : AbortOutcome.NOT_FOUND;
+  }
+
+  /** Whether any bucket under the base holds a committed part of transaction {@code name}. */
+  private boolean hasCommittedPart(String name) throws IOException {
+    if (!Files.isDirectory(base)) {
+      return false;
+    }
+    boolean[] found = {false};
+    Files.walkFileTree(base, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+        if (attrs.isRegularFile() && name.equals(names.transactionOfCommitted(file))) {
+          found[0] = true;
+          return FileVisitResult.TERMINATE;
+        }
+        return FileVisitResult.CONTINUE;
+      }
+    });
+    return found[0];
   }
 
   @Override
@@ -397,9 +400,14 @@ public final class FileParticipant<IN>
     return deleted[0];
   }
 
-  /** State of a transaction between begin and pre-commit; touched by one thread at a time. */
-  private final class OpenTransaction {
+  /**
+   * State of a transaction between begin and pre-commit, and the writer of its records; touched by
+   * one thread at a time.
+   */
+  private final class OpenTransaction implements RecordWriter<IN> {
     final FileTransaction handle;
+    /** The parts created so far, in creation order. */
+    final List<Part> parts = new ArrayList<>();
     final Map<String, PartWriter> writers = new LinkedHashMap<>();
     /** The directories whose entries pre-commit must make durable. */
     final Set<Path> dirsToSync = new LinkedHashSet<>();
@@ -417,12 +425,49 @@ public final class FileParticipant<IN>
       this.handle = handle;
     }
 
+    @Override
+    public void write(IN record) throws IOException {
+      Objects.requireNonNull(record, "record");
+      if (broken != null) {
+        throw new IOException("transaction " + handle.name() + " can no longer be committed after "
+            + "an earlier failed write (" + broken.getMessage() + "); the next checkpoint aborts it");
+      }
+      scratch.reset();
+      try {
+        encoder.encode(record, scratch);
+      } catch (IOException | RuntimeException e) {
+        throw new IllegalArgumentException(
+            "record cannot be encoded for " + base + ": " + e.getMessage() + " (the transaction "
+                + handle.name() + " is unchanged)", e);
+      }
+      String bucket = buckets.bucket(record);
+      Path dir = bucketDir(bucket);
+      PartWriter writer = writers.get(bucket);
+      try {
+        if (writer != null && writer.records() > 0
+            && (writer.records() >= maxPartRecords || writer.bytes() + scratch.size() > maxPartBytes)) {
+          writers.remove(bucket);
+          writer.finish(); // roll: this part is complete and durable; the next one starts empty
+          writer = null;
+        }
+        if (writer == null) {
+          writer = newPart(bucket, dir);
+        }
+        writer.append(scratch.array(), scratch.size());
+      } catch (IOException | RuntimeException e) {
+        // A part may now hold half a record: this transaction can only be aborted.
+        broken = e;
+        throw new IOException("writing to " + (writer == null ? dir : writer.file()) + " failed: "
+            + e.getMessage() + "; transaction " + handle.name() + " can no longer be committed", e);
+      }
+    }
+
     PartWriter newPart(String bucket, Path dir) throws IOException {
       createDirectories(dir);
       int index = nextIndex++;
       PartWriter writer =
           new PartWriter(dir.resolve(names.inProgressName(handle.name(), index)), bufferBytes, ownerOnly);
-      handle.addPart(new Part(bucket, index));
+      parts.add(new Part(bucket, index));
       writers.put(bucket, writer);
       dirsToSync.add(dir);
       // An older sync would not cover this part: forget it first, so that if none can be started

@@ -1,8 +1,10 @@
 package dev.twophase.file;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
@@ -129,12 +131,12 @@ class FileParticipantConformanceTest
 
     @Override public Codec<FileTransaction> transactionCodec() { return delegate.transactionCodec(); }
     @Override public FileTransaction beginTransaction(TransactionContext<Void> c) { return delegate.beginTransaction(c); }
-    @Override public void write(FileTransaction t, CharSequence r) throws IOException { delegate.write(t, r); }
-    @Override public void preCommit(FileTransaction t) throws IOException { delegate.preCommit(t); }
+    @Override public RecordWriter<CharSequence> writerFor(FileTransaction t) { return delegate.writerFor(t); }
+    @Override public FileTransaction preCommit(FileTransaction t) throws IOException { return delegate.preCommit(t); }
     @Override public CommitOutcome commit(FileTransaction t) throws IOException { return note(t, delegate.commit(t)); }
     @Override public CommitOutcome recoverAndCommit(FileTransaction t) throws Exception { return note(t, delegate.recoverAndCommit(t)); }
     @Override public void abort(FileTransaction t) throws IOException { delegate.abort(t); }
-    @Override public void recoverAndAbort(FileTransaction t) throws IOException { delegate.recoverAndAbort(t); }
+    @Override public AbortOutcome recoverAndAbort(FileTransaction t) throws IOException { return delegate.recoverAndAbort(t); }
     @Override public void finishRecoveringContext(RecoveryContext<FileTransaction, Void> c) throws IOException { delegate.finishRecoveringContext(c); }
     @Override public Optional<java.time.Duration> transactionTimeout() { return delegate.transactionTimeout(); }
     @Override public void close() { delegate.close(); }

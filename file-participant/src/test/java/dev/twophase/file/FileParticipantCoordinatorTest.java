@@ -19,7 +19,7 @@ import dev.twophase.Participant;
 import dev.twophase.TransactionLostException;
 import dev.twophase.TwoPhaseException;
 import dev.twophase.file.FileParticipantTest.Item;
-import dev.twophase.testkit.TestContexts;
+import dev.twophase.testing.TestContexts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -318,19 +318,19 @@ class FileParticipantCoordinatorTest {
     a.preCommit(c.currentTransaction(a));
     // A transaction begun after the last durable record (as the next checkpoint's would be).
     FileTransaction unlogged = a.beginTransaction(
-        TestContexts.transaction(ID, "a", c.ownerEpoch(), 3, 1000, null));
-    a.write(unlogged, "100");
+        TestContexts.transaction(ID, "a", log.logId(), c.ownerEpoch(), 3, 1000, null));
+    W.write(a, unlogged, "100");
     // Another coordinator's and another participant's in-progress files in the same directories.
     FileParticipant<CharSequence> neighbour = participantA();
-    FileTransaction otherCoordinator = neighbour.beginTransaction(TestContexts.transaction("other", "a", 1, 1, 0, null));
-    neighbour.write(otherCoordinator, "200");
-    FileTransaction otherParticipant = neighbour.beginTransaction(TestContexts.transaction(ID, "c", 1, 1, 0, null));
-    neighbour.write(otherParticipant, "201");
-    neighbour.preCommit(otherCoordinator);
-    neighbour.preCommit(otherParticipant);
+    FileTransaction otherCoordinator = neighbour.beginTransaction(TestContexts.transaction("other", "a", 1, 1, 0));
+    W.write(neighbour, otherCoordinator, "200");
+    FileTransaction otherParticipant = neighbour.beginTransaction(TestContexts.transaction(ID, "c", 1, 1, 0));
+    W.write(neighbour, otherParticipant, "201");
+    String otherCoordinatorName = neighbour.preCommit(otherCoordinator).name();
+    String otherParticipantName = neighbour.preCommit(otherParticipant).name();
     a.preCommit(unlogged);
     List<String> foreign = Dirs.inProgress(dirA()).stream()
-        .filter(f -> f.contains(otherCoordinator.name()) || f.contains(otherParticipant.name())).toList();
+        .filter(f -> f.contains(otherCoordinatorName) || f.contains(otherParticipantName)).toList();
     assertEquals(2, foreign.size());
     assertFalse(ownInProgress(dirA()).isEmpty());
     assertFalse(ownInProgress(dirB()).isEmpty());

@@ -18,6 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,16 +63,17 @@ class FileParticipantDirectorySyncTest {
                 })
             .build();
     FileTransaction t = files.beginTransaction(context(1));
-    files.write(t, "first");
+    W.write(files, t, "first");
     assertTrue(syncStarted.await(10, TimeUnit.SECONDS), "no sync started with the new part");
-    files.write(t, "second");
+    W.write(files, t, "second");
 
     AtomicBoolean preCommitted = new AtomicBoolean();
+    AtomicReference<FileTransaction> committable = new AtomicReference<>();
     Thread preCommit =
         new Thread(
             () -> {
               try {
-                files.preCommit(t);
+                committable.set(files.preCommit(t));
                 preCommitted.set(true);
               } catch (IOException e) {
                 throw new AssertionError(e);
@@ -85,7 +87,7 @@ class FileParticipantDirectorySyncTest {
     assertTrue(preCommitted.get());
     assertEquals(List.of(base()), synced, "one sync of the part's directory, none again");
 
-    assertEquals(CommitOutcome.COMMITTED, files.commit(t));
+    assertEquals(CommitOutcome.COMMITTED, files.commit(committable.get()));
     files.close();
   }
 
@@ -103,7 +105,7 @@ class FileParticipantDirectorySyncTest {
                 })
             .build();
     FileTransaction t = files.beginTransaction(context(1));
-    files.write(t, "lost with its transaction");
+    W.write(files, t, "lost with its transaction");
     IOException e = assertThrows(IOException.class, () -> files.preCommit(t));
     assertTrue(e.getMessage().contains("injected"), e.getMessage());
 
@@ -115,8 +117,8 @@ class FileParticipantDirectorySyncTest {
 
     // The participant goes on: the next transaction's part gets its own sync.
     FileTransaction next = files.beginTransaction(context(2));
-    files.write(next, "kept");
-    files.preCommit(next);
+    W.write(files, next, "kept");
+    next = files.preCommit(next);
     assertEquals(CommitOutcome.COMMITTED, files.commit(next));
     assertTrue(synced.contains(base()));
     files.close();
@@ -132,9 +134,9 @@ class FileParticipantDirectorySyncTest {
             .build();
     FileTransaction t = files.beginTransaction(context(1));
     for (String r : List.of("a1", "a2", "a3", "b1", "b2")) {
-      files.write(t, r);
+      W.write(files, t, r);
     }
-    files.preCommit(t);
+    t = files.preCommit(t);
     assertTrue(synced.contains(base()), "the base directory holds the new buckets' entries");
     assertTrue(synced.contains(base().resolve("a")), synced.toString());
     assertTrue(synced.contains(base().resolve("b")), synced.toString());
@@ -225,15 +227,15 @@ class FileParticipantDirectorySyncTest {
                 })
             .build();
     FileTransaction t = files.beginTransaction(context(1));
-    files.write(t, "in the base directory");
+    W.write(files, t, "in the base directory");
     // Let the base directory's background sync run before bucket "a" is created.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (syncs.isEmpty() && System.nanoTime() < deadline) {
       Thread.sleep(1);
     }
     assertEquals(1, syncs.size(), syncs.toString());
-    files.write(t, "a record for bucket a");
-    files.preCommit(t);
+    W.write(files, t, "a record for bucket a");
+    t = files.preCommit(t);
     boolean baseSyncedWithA =
         syncs.stream().anyMatch(x -> x.getKey().equals(base()) && x.getValue().contains("a"));
     assertTrue(baseSyncedWithA, "base/a was never made durable in the base directory: " + syncs);
@@ -264,16 +266,17 @@ class FileParticipantDirectorySyncTest {
                 })
             .build();
     FileTransaction t = files.beginTransaction(context(1));
-    files.write(t, "part 0");
+    W.write(files, t, "part 0");
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (calls.get() < 1 && System.nanoTime() < deadline) {
       Thread.sleep(1);
     }
-    files.write(t, "part 1"); // rolls: a new part, a new sync of the same directory
+    W.write(files, t, "part 1"); // rolls: a new part, a new sync of the same directory
     IOException e = assertThrows(IOException.class, () -> files.preCommit(t));
     assertTrue(e.getMessage().contains("injected"), e.getMessage());
-    assertEquals(2, t.parts().size());
+    assertEquals(2, Dirs.inProgress(base()).size());
     files.abort(t);
+    assertEquals(0, Dirs.inProgress(base()).size(), "abort of the begun handle deletes the parts too");
     files.close();
   }
 }

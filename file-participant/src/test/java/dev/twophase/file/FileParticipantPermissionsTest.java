@@ -33,9 +33,9 @@ class FileParticipantPermissionsTest {
   /** Runs one transaction with a record in the base and one in bucket x/y, up to pre-commit. */
   static FileTransaction preCommitted(FileParticipant<CharSequence> p) throws Exception {
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "base");
-    p.write(t, "bucket");
-    p.preCommit(t);
+    W.write(p, t, "base");
+    W.write(p, t, "bucket");
+    t = p.preCommit(t);
     return t;
   }
 

@@ -13,7 +13,7 @@ import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.TransactionContext;
-import dev.twophase.testkit.TestContexts;
+import dev.twophase.testing.TestContexts;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -48,11 +48,11 @@ class FileParticipantTest {
   }
 
   static TransactionContext<Void> context(long sequence) {
-    return TestContexts.transaction(COORDINATOR, PARTICIPANT, EPOCH, sequence + 1, sequence, null);
+    return TestContexts.transaction(COORDINATOR, PARTICIPANT, EPOCH, sequence + 1, sequence);
   }
 
   static String txnName(long sequence) {
-    return TestContexts.transactionName(COORDINATOR, PARTICIPANT, EPOCH, sequence);
+    return TestContexts.transactionName(COORDINATOR, PARTICIPANT, TestContexts.LOG_ID, EPOCH, sequence);
   }
 
   FileParticipant<CharSequence> lines() {
@@ -80,9 +80,9 @@ class FileParticipantTest {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
     for (String r : records("r", 0, 5)) {
-      p.write(t, r);
+      W.write(p, t, r);
     }
-    p.preCommit(t);
+    t = p.preCommit(t);
     assertEquals(CommitOutcome.COMMITTED, p.commit(t));
 
     assertEquals(List.of("part-" + txnName(0) + "-0"), Dirs.committed(base()));
@@ -100,8 +100,8 @@ class FileParticipantTest {
     FileParticipant<CharSequence> p =
         FileParticipant.builder(base(), RecordEncoders.lines()).suffix(".txt").build();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "x");
-    p.preCommit(t);
+    W.write(p, t, "x");
+    t = p.preCommit(t);
     assertEquals(List.of("." + "part-" + txnName(0) + "-0.txt.inprogress"), Dirs.inProgress(base()));
     p.commit(t);
     assertEquals(List.of("part-" + txnName(0) + "-0.txt"), Dirs.allFiles(base()));
@@ -112,10 +112,10 @@ class FileParticipantTest {
     FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines()).maxPartRecords(2).build();
     FileTransaction t = p.beginTransaction(context(0));
     for (String r : records("r", 0, 5)) {
-      p.write(t, r);
+      W.write(p, t, r);
       assertEquals(List.of(), Dirs.committed(base()), "visible while writing");
     }
-    p.preCommit(t);
+    t = p.preCommit(t);
     assertEquals(List.of(), Dirs.committed(base()), "visible after pre-commit");
     assertEquals(3, Dirs.inProgress(base()).size());
     p.commit(t);
@@ -128,9 +128,9 @@ class FileParticipantTest {
     FileTransaction t = p.beginTransaction(context(0));
     List<String> written = records("durable-", 0, 100);
     for (String r : written) {
-      p.write(t, r);
+      W.write(p, t, r);
     }
-    p.preCommit(t);
+    t = p.preCommit(t);
 
     String inProgress = "." + "part-" + txnName(0) + "-0.inprogress";
     assertEquals(List.of(inProgress), Dirs.inProgress(base()));
@@ -148,9 +148,9 @@ class FileParticipantTest {
     FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines()).maxPartRecords(3).build();
     FileTransaction t = p.beginTransaction(context(0));
     for (String r : records("r", 0, 10)) {
-      p.write(t, r);
+      W.write(p, t, r);
     }
-    p.preCommit(t);
+    t = p.preCommit(t);
     assertEquals(4, t.parts().size());
     assertEquals(List.of(), Dirs.committed(base()));
     p.commit(t);
@@ -172,9 +172,9 @@ class FileParticipantTest {
     List<String> in = new ArrayList<>(records("r", 10, 17));
     in.add(3, "a-record-much-longer-than-twelve-bytes");
     for (String r : in) {
-      p.write(t, r);
+      W.write(p, t, r);
     }
-    p.preCommit(t);
+    t = p.preCommit(t);
     p.commit(t);
 
     List<List<String>> parts = new ArrayList<>();
@@ -200,9 +200,9 @@ class FileParticipantTest {
         .build();
     FileTransaction t = p.beginTransaction(context(0));
     for (String r : List.of("a1", "b1", "c1", "a2", "a3", "b2", "c2", "c3")) {
-      p.write(t, r);
+      W.write(p, t, r);
     }
-    p.preCommit(t);
+    t = p.preCommit(t);
     p.commit(t);
 
     String n = txnName(0);
@@ -235,7 +235,8 @@ class FileParticipantTest {
         .bucketAssigner(r -> r.toString().equals("bad") ? bucket : "ok")
         .build();
     FileTransaction t = p.beginTransaction(context(0));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.write(t, "bad"));
+    FileTransaction t0 = t;
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> W.write(p, t0, "bad"));
     String expected = bucket == null ? "null" : "'" + bucket + "'";
     assertTrue(e.getMessage().contains(expected), "the message should name the bucket " + expected + ": " + e.getMessage());
     assertEquals(List.of(), Dirs.allFiles(tmp), "nothing may be written for a refused bucket");
@@ -244,8 +245,8 @@ class FileParticipantTest {
     }
     assertEquals(List.of(), t.parts());
 
-    p.write(t, "good");
-    p.preCommit(t);
+    W.write(p, t, "good");
+    t = p.preCommit(t);
     assertEquals(CommitOutcome.COMMITTED, p.commit(t));
     assertEquals(List.of("ok/part-" + txnName(0) + "-0"), Dirs.allFiles(base()));
     assertEquals(List.of("good"), Dirs.committedLines(base()));
@@ -258,12 +259,13 @@ class FileParticipantTest {
   void linesRefusesALineBreakAndTheTransactionStaysUsable(String record) throws Exception {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "before");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.write(t, record));
+    W.write(p, t, "before");
+    FileTransaction t0 = t;
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> W.write(p, t0, record));
     assertTrue(e.getMessage().contains("line break"), e.getMessage());
     assertFalse(e.getMessage().contains("\n"), "the message shows the record escaped: " + e.getMessage());
-    p.write(t, "after");
-    p.preCommit(t);
+    W.write(p, t, "after");
+    t = p.preCommit(t);
     p.commit(t);
     assertEquals(List.of("before", "after"), Dirs.committedLines(base()));
   }
@@ -272,10 +274,10 @@ class FileParticipantTest {
   void linesWritesUtf8() throws Exception {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "grüße ✓");
-    p.write(t, new StringBuilder("builder"));
-    p.write(t, "");
-    p.preCommit(t);
+    W.write(p, t, "grüße ✓");
+    W.write(p, t, new StringBuilder("builder"));
+    W.write(p, t, "");
+    t = p.preCommit(t);
     p.commit(t);
     assertArrayEquals("grüße ✓\nbuilder\n\n".getBytes(StandardCharsets.UTF_8),
         Files.readAllBytes(base().resolve("part-" + txnName(0) + "-0")));
@@ -312,11 +314,11 @@ class FileParticipantTest {
   void jsonLinesWritesOneDocumentPerLine() throws Exception {
     FileParticipant<Object> p = FileParticipant.builder(base(), RecordEncoders.jsonLines()).build();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, new Item(1, "plain"));
-    p.write(t, new Item(2, "with\na line break and \"quotes\""));
-    p.write(t, Map.of("k", List.of(1, 2)));
-    p.write(t, "just a string");
-    p.preCommit(t);
+    W.write(p, t, new Item(1, "plain"));
+    W.write(p, t, new Item(2, "with\na line break and \"quotes\""));
+    W.write(p, t, Map.of("k", List.of(1, 2)));
+    W.write(p, t, "just a string");
+    t = p.preCommit(t);
     p.commit(t);
 
     List<String> lines = Dirs.committedLines(base());
@@ -344,12 +346,13 @@ class FileParticipantTest {
   void jsonLinesRefusesAnUnserialisableRecordAndTheTransactionStaysUsable(Object bad, String className) throws Exception {
     FileParticipant<Object> p = FileParticipant.builder(base(), RecordEncoders.jsonLines()).build();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, new Item(1, "before"));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.write(t, bad));
+    W.write(p, t, new Item(1, "before"));
+    FileTransaction t0 = t;
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> W.write(p, t0, bad));
     assertTrue(e.getMessage().contains("cannot be written as JSON") && e.getMessage().contains(className),
         "a clear message naming the class: " + e.getMessage());
-    p.write(t, new Item(2, "after"));
-    p.preCommit(t);
+    W.write(p, t, new Item(2, "after"));
+    t = p.preCommit(t);
     p.commit(t);
     ObjectMapper m = new ObjectMapper();
     List<Item> items = new ArrayList<>();
@@ -363,7 +366,7 @@ class FileParticipantTest {
   void explodingGetterMessageCarriesTheReason() throws Exception {
     FileParticipant<Object> p = FileParticipant.builder(base(), RecordEncoders.jsonLines()).build();
     FileTransaction t = p.beginTransaction(context(0));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.write(t, new Exploding()));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> W.write(p, t, new Exploding()));
     assertTrue(e.getMessage().contains("boom from getValue"), e.getMessage());
   }
 
@@ -376,10 +379,10 @@ class FileParticipantTest {
     for (int i = 0; i < b.length; i++) {
       b[i] = (byte) (i * 31);
     }
-    p.write(t, a);
-    p.write(t, new byte[0]);
-    p.write(t, b);
-    p.preCommit(t);
+    W.write(p, t, a);
+    W.write(p, t, new byte[0]);
+    W.write(p, t, b);
+    t = p.preCommit(t);
     p.commit(t);
     byte[] expected = new byte[a.length + b.length];
     System.arraycopy(a, 0, expected, 0, a.length);
@@ -398,11 +401,12 @@ class FileParticipantTest {
     };
     FileParticipant<String> p = FileParticipant.builder(base(), halfway).build();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "one");
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.write(t, "bad-record"));
+    W.write(p, t, "one");
+    FileTransaction t0 = t;
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> W.write(p, t0, "bad-record"));
     assertTrue(e.getMessage().contains("gave up after writing part of bad-record"), e.getMessage());
-    p.write(t, "two");
-    p.preCommit(t);
+    W.write(p, t, "two");
+    t = p.preCommit(t);
     p.commit(t);
     assertEquals(List.of("one", "two"), Dirs.committedLines(base()));
   }
@@ -411,10 +415,11 @@ class FileParticipantTest {
   void aNullRecordIsRefused() throws Exception {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
-    assertThrows(NullPointerException.class, () -> p.write(t, null));
+    FileTransaction t0 = t;
+    assertThrows(NullPointerException.class, () -> W.write(p, t0, null));
     assertEquals(List.of(), Dirs.allFiles(base()));
-    p.write(t, "fine");
-    p.preCommit(t);
+    W.write(p, t, "fine");
+    t = p.preCommit(t);
     p.commit(t);
     assertEquals(List.of("fine"), Dirs.committedLines(base()));
   }
@@ -425,11 +430,13 @@ class FileParticipantTest {
   void writeAfterPreCommitAndCommitBeforePreCommitAreProtocolViolations() throws Exception {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "x");
-    assertThrows(FatalTwoPhaseException.class, () -> p.commit(t));
+    W.write(p, t, "x");
+    FileTransaction t0 = t;
+    assertThrows(FatalTwoPhaseException.class, () -> p.commit(t0));
     assertEquals(List.of(), Dirs.committed(base()));
-    p.preCommit(t);
-    assertThrows(FatalTwoPhaseException.class, () -> p.write(t, "late"));
+    t = p.preCommit(t);
+    FileTransaction t1 = t;
+    assertThrows(FatalTwoPhaseException.class, () -> W.write(p, t1, "late"));
     p.beginTransaction(context(1));
     assertThrows(FatalTwoPhaseException.class, () -> p.beginTransaction(context(1)), "a name begun twice");
   }
@@ -439,14 +446,14 @@ class FileParticipantTest {
     FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines())
         .maxPartRecords(1).bucketAssigner(r -> r.toString().startsWith("b") ? "bucket" : "").build();
     FileTransaction done = p.beginTransaction(context(0));
-    p.write(done, "committed");
-    p.preCommit(done);
+    W.write(p, done, "committed");
+    done = p.preCommit(done);
     p.commit(done);
 
     FileTransaction open = p.beginTransaction(context(1));
-    p.write(open, "a1");
-    p.write(open, "b1");
-    p.write(open, "a2");
+    W.write(p, open, "a1");
+    W.write(p, open, "b1");
+    W.write(p, open, "a2");
     assertEquals(3, Dirs.inProgress(base()).size());
     p.abort(open);
     assertEquals(List.of(), Dirs.inProgress(base()));
@@ -454,8 +461,8 @@ class FileParticipantTest {
 
     // Pre-committed, then aborted (a later participant's pre-commit failed).
     FileTransaction prepared = p.beginTransaction(context(2));
-    p.write(prepared, "b2");
-    p.preCommit(prepared);
+    W.write(p, prepared, "b2");
+    prepared = p.preCommit(prepared);
     p.abort(prepared);
     p.abort(prepared); // again: harmless
     assertEquals(List.of(), Dirs.inProgress(base()));
@@ -472,9 +479,9 @@ class FileParticipantTest {
         .maxPartRecords(2).bucketAssigner(r -> r.toString().startsWith("b") ? "b/c" : "").suffix(".log").build();
     FileTransaction t = p.beginTransaction(context(0));
     for (String r : List.of("a1", "b1", "a2", "b2", "a3")) {
-      p.write(t, r);
+      W.write(p, t, r);
     }
-    p.preCommit(t);
+    t = p.preCommit(t);
     byte[] logged = p.transactionCodec().encode(t);
     p.close(); // the process dies; only the handle survives
 
@@ -496,8 +503,8 @@ class FileParticipantTest {
   void recoverAndCommitReportsLostWhenNeitherNameExists() throws Exception {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "x");
-    p.preCommit(t);
+    W.write(p, t, "x");
+    t = p.preCommit(t);
     for (String f : Dirs.inProgress(base())) {
       Files.delete(base().resolve(f)); // an operator's cleanup job
     }
@@ -510,9 +517,9 @@ class FileParticipantTest {
   void recoverAndCommitReportsLostWhenOnlyOnePartIsMissing() throws Exception {
     FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines()).maxPartRecords(1).build();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "x");
-    p.write(t, "y");
-    p.preCommit(t);
+    W.write(p, t, "x");
+    W.write(p, t, "y");
+    t = p.preCommit(t);
     Files.delete(base().resolve("." + "part-" + txnName(0) + "-1.inprogress"));
     FileParticipant<CharSequence> q = lines();
     assertEquals(CommitOutcome.LOST, q.recoverAndCommit(roundTrip(q.transactionCodec(), t)));
@@ -524,9 +531,9 @@ class FileParticipantTest {
         .maxPartRecords(1).bucketAssigner(r -> r.toString().startsWith("b") ? "b" : "").build();
     FileTransaction t = p.beginTransaction(context(0));
     for (String r : List.of("a0", "b1", "a2", "b3")) {
-      p.write(t, r);
+      W.write(p, t, r);
     }
-    p.preCommit(t);
+    t = p.preCommit(t);
     // A crash between the renames of part 1 and part 2: 0 and 1 final, 2 and 3 in progress.
     String n = txnName(0);
     Files.move(base().resolve(".part-" + n + "-0.inprogress"), base().resolve("part-" + n + "-0"));
@@ -548,9 +555,9 @@ class FileParticipantTest {
     byte[] loggedAtBegin = p.transactionCodec().encode(t); // what the log holds: no parts yet
     FileTransaction sibling = p.beginTransaction(context(4));
     for (String r : List.of("a1", "b1", "a2")) {
-      p.write(t, r);
+      W.write(p, t, r);
     }
-    p.write(sibling, "sibling");
+    W.write(p, sibling, "sibling");
     assertEquals(4, Dirs.inProgress(base()).size());
     // crash
 
@@ -572,27 +579,27 @@ class FileParticipantTest {
         .suffix(".txt").bucketAssigner(r -> r.toString().startsWith("b") ? "b" : "").build();
     // Ours, begun after the last durable record (in two directories): to delete.
     FileTransaction lost = before.beginTransaction(context(10));
-    before.write(lost, "a-lost");
-    before.write(lost, "b-lost");
+    W.write(before, lost, "a-lost");
+    W.write(before, lost, "b-lost");
     // Ours, handled by this recovery (the coordinator committed or aborted it): leave alone.
     FileTransaction handled = before.beginTransaction(context(11));
-    before.write(handled, "a-handled");
+    W.write(before, handled, "a-handled");
     // Ours, committed earlier: final files are never touched.
     FileTransaction done = before.beginTransaction(context(12));
-    before.write(done, "b-done");
-    before.preCommit(done);
+    W.write(before, done, "b-done");
+    done = before.preCommit(done);
     before.commit(done);
     // Ours, an earlier incarnation (epoch 3): ours too, to delete.
-    FileTransaction older = before.beginTransaction(TestContexts.transaction(COORDINATOR, PARTICIPANT, 3, 1, 0, null));
-    before.write(older, "a-older");
+    FileTransaction older = before.beginTransaction(TestContexts.transaction(COORDINATOR, PARTICIPANT, 3, 1, 0));
+    W.write(before, older, "a-older");
     // Another coordinator's and another participant's in-progress files in the same directories.
     FileParticipant<CharSequence> other = FileParticipant.builder(base(), RecordEncoders.lines())
         .suffix(".txt").bucketAssigner(r -> r.toString().startsWith("b") ? "b" : "").build();
-    FileTransaction otherCoordinator = other.beginTransaction(TestContexts.transaction("coord2", PARTICIPANT, EPOCH, 1, 10, null));
-    other.write(otherCoordinator, "a-other-coordinator");
-    other.write(otherCoordinator, "b-other-coordinator");
-    FileTransaction otherParticipant = other.beginTransaction(TestContexts.transaction(COORDINATOR, "files2", EPOCH, 1, 10, null));
-    other.write(otherParticipant, "b-other-participant");
+    FileTransaction otherCoordinator = other.beginTransaction(TestContexts.transaction("coord2", PARTICIPANT, EPOCH, 1, 10));
+    W.write(other, otherCoordinator, "a-other-coordinator");
+    W.write(other, otherCoordinator, "b-other-coordinator");
+    FileTransaction otherParticipant = other.beginTransaction(TestContexts.transaction(COORDINATOR, "files2", EPOCH, 1, 10));
+    W.write(other, otherParticipant, "b-other-participant");
     // Same coordinator and participant names, foreign suffix and unrelated hidden files: not ours.
     Files.writeString(base().resolve(".part-" + txnName(13) + "-0.inprogress"), "other suffix");
     Files.writeString(base().resolve(".part-" + txnName(13) + "-x.txt.inprogress"), "not an index");
@@ -603,18 +610,18 @@ class FileParticipantTest {
 
     FileParticipant<CharSequence> after = FileParticipant.builder(base(), RecordEncoders.lines()).suffix(".txt").build();
     after.finishRecoveringContext(TestContexts.recovery(COORDINATOR, PARTICIPANT, EPOCH + 1,
-        List.of(roundTrip(after.transactionCodec(), handled)), null, 5));
+        List.of(roundTrip(after.transactionCodec(), handled)), 5));
 
     List<String> deleted = new ArrayList<>(all);
     deleted.removeAll(Dirs.allFiles(base()));
     assertEquals(List.of(
         ".part-" + txnName(10) + "-0.txt.inprogress",
-        ".part-" + TestContexts.transactionName(COORDINATOR, PARTICIPANT, 3, 0) + "-0.txt.inprogress",
+        ".part-" + TestContexts.transactionName(COORDINATOR, PARTICIPANT, TestContexts.LOG_ID, 3, 0) + "-0.txt.inprogress",
         "b/.part-" + txnName(10) + "-1.txt.inprogress").stream().sorted().toList(), deleted.stream().sorted().toList());
     assertEquals(List.of("b/part-" + txnName(12) + "-0.txt"), Dirs.committed(base()));
     // And once more: nothing else goes.
     List<String> left = Dirs.allFiles(base());
-    after.finishRecoveringContext(TestContexts.recovery(COORDINATOR, PARTICIPANT, EPOCH + 2, List.of(), null, 5));
+    after.finishRecoveringContext(TestContexts.recovery(COORDINATOR, PARTICIPANT, EPOCH + 2, List.of(), 5));
     List<String> second = new ArrayList<>(left);
     second.removeAll(Dirs.allFiles(base()));
     assertEquals(List.of(".part-" + txnName(11) + "-0.txt.inprogress"), second,
@@ -659,7 +666,7 @@ class FileParticipantTest {
   void handlesAreEqualByName() throws Exception {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "x");
+    W.write(p, t, "x");
     FileTransaction decoded = roundTrip(p.transactionCodec(), t);
     assertEquals(t, decoded);
     assertEquals(t.hashCode(), decoded.hashCode());

@@ -60,7 +60,7 @@ class FileParticipantWriteFailureTest {
     FileTransaction t = p.beginTransaction(context(0));
     IOException e;
     try (AutoCloseable undo = Dirs.makeUnwritable(base())) {
-      e = assertThrows(IOException.class, () -> p.write(t, "first"));
+      e = assertThrows(IOException.class, () -> W.write(p, t, "first"));
     }
     assertTrue(e.getMessage().contains(base().toString()) && e.getMessage().contains("can no longer be committed"),
         "the write should name the file and the consequence: " + e.getMessage());
@@ -68,8 +68,8 @@ class FileParticipantWriteFailureTest {
 
     // The directory is writable again: the next transaction is fine.
     FileTransaction next = p.beginTransaction(context(1));
-    p.write(next, "later");
-    p.preCommit(next);
+    W.write(p, next, "later");
+    next = p.preCommit(next);
     assertEquals(CommitOutcome.COMMITTED, p.commit(next));
     assertEquals(List.of("later"), Dirs.committedLines(base()));
   }
@@ -78,11 +78,11 @@ class FileParticipantWriteFailureTest {
   void aRollThatCannotCreateTheNextPartFailsAndTheEarlierPartsAreAbortedToo() throws Exception {
     FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines()).maxPartRecords(2).build();
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "a");
-    p.write(t, "b");
+    W.write(p, t, "a");
+    W.write(p, t, "b");
     IOException e;
     try (AutoCloseable undo = Dirs.makeUnwritable(base())) {
-      e = assertThrows(IOException.class, () -> p.write(t, "c")); // needs part 1
+      e = assertThrows(IOException.class, () -> W.write(p, t, "c")); // needs part 1
     }
     assertTrue(e.getMessage().contains("can no longer be committed"), e.getMessage());
     assertEquals(1, Dirs.inProgress(base()).size());
@@ -96,10 +96,10 @@ class FileParticipantWriteFailureTest {
     Files.createDirectories(base());
     Files.writeString(base().resolve("blocked"), "a file where the bucket directory would go");
     FileTransaction t = p.beginTransaction(context(0));
-    p.write(t, "fine");
-    IOException e = assertThrows(IOException.class, () -> p.write(t, "x-blocked"));
+    W.write(p, t, "fine");
+    IOException e = assertThrows(IOException.class, () -> W.write(p, t, "x-blocked"));
     assertTrue(e.getMessage().contains("blocked") && e.getMessage().contains(t.name()), e.getMessage());
-    IOException refused = assertThrows(IOException.class, () -> p.write(t, "also fine"));
+    IOException refused = assertThrows(IOException.class, () -> W.write(p, t, "also fine"));
     assertTrue(refused.getMessage().contains("earlier failed write"), refused.getMessage());
     assertOnlyAbortable(p, t, base());
     assertEquals("a file where the bucket directory would go", Files.readString(base().resolve("blocked")));
@@ -118,7 +118,7 @@ class FileParticipantWriteFailureTest {
       int written = 0;
       for (int i = 0; i < 1000 && failure == null; i++) {
         try {
-          p.write(t, record);
+          W.write(p, t, record);
           written++;
         } catch (IOException e) {
           failure = e;
@@ -132,8 +132,8 @@ class FileParticipantWriteFailureTest {
 
       // The space is free again after the abort: the participant goes on.
       FileTransaction next = p.beginTransaction(context(1));
-      p.write(next, "after\n".getBytes());
-      p.preCommit(next);
+      W.write(p, next, "after\n".getBytes());
+      next = p.preCommit(next);
       assertEquals(CommitOutcome.COMMITTED, p.commit(next));
       assertEquals(List.of("after"), Dirs.committedLines(base));
       p.close();
@@ -149,7 +149,7 @@ class FileParticipantWriteFailureTest {
       FileTransaction t = p.beginTransaction(context(0));
       byte[] record = new byte[1000];
       for (int i = 0; i < 300; i++) {
-        p.write(t, record);
+        W.write(p, t, record);
       }
       IOException e = assertThrows(IOException.class, () -> p.preCommit(t));
       assertTrue(causeChain(e).contains("No space left on device"), causeChain(e));
@@ -168,8 +168,8 @@ class FileParticipantWriteFailureTest {
       Path base = fs.dir().resolve("out"); // one inode for the root, one for out
       FileParticipant<CharSequence> p = FileParticipant.builder(base, RecordEncoders.lines()).maxPartRecords(1).build();
       FileTransaction t = p.beginTransaction(context(0));
-      p.write(t, "one"); // the third inode
-      IOException e = assertThrows(IOException.class, () -> p.write(t, "two"));
+      W.write(p, t, "one"); // the third inode
+      IOException e = assertThrows(IOException.class, () -> W.write(p, t, "two"));
       assertTrue(causeChain(e).contains("No space left on device"), causeChain(e));
       assertTrue(e.getMessage().contains(".part-" + txnName(0) + "-1"), "names the part it could not create: " + e.getMessage());
       assertOnlyAbortable(p, t, base);

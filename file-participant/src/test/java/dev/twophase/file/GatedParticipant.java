@@ -1,8 +1,10 @@
 package dev.twophase.file;
 
 import dev.twophase.Codec;
+import dev.twophase.AbortOutcome;
 import dev.twophase.CommitOutcome;
 import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
@@ -35,13 +37,13 @@ final class GatedParticipant<IN> implements Participant<FileTransaction, Void>, 
   }
 
   @Override
-  public void write(FileTransaction transaction, IN record) throws IOException {
-    delegate.write(transaction, record);
+  public RecordWriter<IN> writerFor(FileTransaction transaction) {
+    return delegate.writerFor(transaction);
   }
 
   @Override
-  public void preCommit(FileTransaction transaction) throws IOException {
-    delegate.preCommit(transaction);
+  public FileTransaction preCommit(FileTransaction transaction) throws IOException {
+    return delegate.preCommit(transaction);
   }
 
   @Override
@@ -64,8 +66,8 @@ final class GatedParticipant<IN> implements Participant<FileTransaction, Void>, 
   }
 
   @Override
-  public void recoverAndAbort(FileTransaction transaction) throws IOException {
-    delegate.recoverAndAbort(transaction);
+  public AbortOutcome recoverAndAbort(FileTransaction transaction) throws IOException {
+    return delegate.recoverAndAbort(transaction);
   }
 
   @Override

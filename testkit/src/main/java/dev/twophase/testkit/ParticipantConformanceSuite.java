@@ -9,15 +9,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
+import dev.twophase.testing.TestContexts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -105,20 +109,21 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   protected abstract IN record(int i);
 
   /**
-   * Writes {@code record} into {@code transaction}. The default uses {@link Writable#write} if the
-   * participant implements it; participants that expose their resource through the handle
-   * instead must override this.
+   * Writes {@code record} into {@code transaction}. The default uses the {@link RecordWriter} the
+   * participant's {@link Writable#writerFor} returned for the transaction (the suite asks for it
+   * once, right after {@code beginTransaction}, as the coordinator does); participants that expose
+   * their resource otherwise must override this.
    */
-  @SuppressWarnings("unchecked")
   protected void write(Participant<TXN, CONTEXT> participant, TXN transaction, IN record)
       throws Exception {
-    if (!(participant instanceof Writable)) {
+    RecordWriter<IN> writer = writers.get(transaction);
+    if (writer == null) {
       throw new UnsupportedOperationException(
           participant.getClass().getName()
               + " does not implement Writable: override ParticipantConformanceSuite.write(...) to"
               + " say how a record goes into a transaction");
     }
-    ((Writable<IN, TXN>) participant).write(transaction, record);
+    writer.write(record);
   }
 
   /**
@@ -224,6 +229,8 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   }
 
   private String coordinatorId;
+  /** The writer of each open transaction of a Writable participant, by identity of the handle. */
+  private final Map<TXN, RecordWriter<IN>> writers = new IdentityHashMap<>();
   private List<IN> baseline;
   private int nextRecord;
   private long nextCheckpoint;
@@ -240,6 +247,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     epochs.clear();
     contexts.clear();
     incarnations.clear();
+    writers.clear();
     setUpResource();
     baseline = List.copyOf(committedRecords());
   }
@@ -291,7 +299,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     TXN txn = begin(process);
     List<IN> records = write(process, txn, 3);
     assertVisible(List.of(), "records of an open transaction are visible");
-    preCommit(process, txn);
+    txn = preCommit(process, txn);
     assertVisible(List.of(), "records of a pre-committed transaction are visible before commit");
     assertInProgress(txn, true, "after preCommit");
 
@@ -317,7 +325,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     TXN aborted = begin(process);
     write(process, aborted, 2);
     if (preCommitted) {
-      preCommit(process, aborted);
+      aborted = preCommit(process, aborted);
     }
     abort(process, aborted);
     assertInProgress(aborted, false, "after abort");
@@ -326,9 +334,12 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
     TXN next = begin(process);
     List<IN> records = write(process, next, 2);
-    preCommit(process, next);
-    assertNotReportedCommitted(
-        "commit of the aborted transaction", () -> process.participant.commit(aborted));
+    next = preCommit(process, next);
+    if (preCommitted) { // commit is only ever called with a handle preCommit returned
+      TXN gone = aborted;
+      assertNotReportedCommitted(
+          "commit of the aborted transaction", () -> process.participant.commit(gone));
+    }
     assertEquals(CommitOutcome.COMMITTED, commit(process, next), "outcome of the next transaction");
     assertVisible(records, "only the records of the committed transaction may be visible");
   }
@@ -339,7 +350,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     Incarnation process = start(coordinatorId);
     TXN txn = begin(process);
     List<IN> records = write(process, txn, 2);
-    preCommit(process, txn);
+    txn = preCommit(process, txn);
     assertEquals(CommitOutcome.COMMITTED, commit(process, txn), "outcome of the first commit");
     assertEquals(
         CommitOutcome.ALREADY_COMMITTED,
@@ -357,7 +368,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     Incarnation first = start(coordinatorId);
     TXN txn = begin(first);
     List<IN> records = write(first, txn, 3);
-    preCommit(first, txn);
+    txn = preCommit(first, txn);
     Logged logged = log(first, txn);
     crash(first);
 
@@ -391,10 +402,10 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     Incarnation first = start(coordinatorId);
     TXN older = begin(first);
     List<IN> expected = new ArrayList<>(write(first, older, 2));
-    preCommit(first, older);
+    older = preCommit(first, older);
     TXN newer = begin(first);
     expected.addAll(write(first, newer, 2));
-    preCommit(first, newer);
+    newer = preCommit(first, newer);
     Logged olderLogged = log(first, older);
     Logged newerLogged = log(first, newer);
     crash(first);
@@ -414,7 +425,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     Incarnation first = start(coordinatorId);
     TXN txn = begin(first);
     List<IN> records = write(first, txn, 2);
-    preCommit(first, txn);
+    txn = preCommit(first, txn);
     assertEquals(CommitOutcome.COMMITTED, commit(first, txn));
     Logged logged = log(first, txn);
     crash(first); // after the commit, before the completion mark
@@ -444,28 +455,37 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   private void recoverAndAbortDiscards(boolean preCommitted) throws Exception {
     Incarnation first = start(coordinatorId);
     TXN txn = begin(first);
-    write(first, txn, 2);
-    if (preCommitted) {
-      preCommit(first, txn);
-    }
+    // The coordinator logs the handle beginTransaction returned as "open": recovery aborts that one.
     Logged logged = log(first, txn);
+    write(first, txn, 2);
+    Logged committableLogged = preCommitted ? log(first, preCommit(first, txn)) : null;
     crash(first);
 
     Incarnation second = newProcess(coordinatorId);
     TXN restored = restore(second, logged);
-    second.participant.recoverAndAbort(restored);
-    assertInProgress(restored, false, "after recoverAndAbort from a new process");
-    second.participant.recoverAndAbort(restored); // repeated: must be harmless
+    AbortOutcome outcome = second.participant.recoverAndAbort(restored);
+    assertNotNull(outcome, "recoverAndAbort returned null");
+    assertNotEquals(AbortOutcome.COMMITTED, outcome,
+        "recoverAndAbort of a transaction that was never committed reported COMMITTED");
     if (preCommitted) {
+      assertEquals(AbortOutcome.ABORTED, outcome,
+          "recoverAndAbort of a pre-committed transaction must find and roll it back (ABORTED), "
+              + "looking it up by its name: the logged handle is the one beginTransaction returned");
+    }
+    assertInProgress(restored, false, "after recoverAndAbort from a new process");
+    assertEquals(AbortOutcome.NOT_FOUND, second.participant.recoverAndAbort(restored),
+        "a repeated recoverAndAbort finds nothing left to roll back");
+    if (preCommitted) {
+      TXN committable = restore(second, committableLogged);
       assertNotReportedCommitted(
-          "recoverAndCommit after recoverAndAbort", () -> second.participant.recoverAndCommit(restored));
+          "recoverAndCommit after recoverAndAbort", () -> second.participant.recoverAndCommit(committable));
     }
     finishRecovery(second, List.of(restored));
     assertVisible(List.of(), "records of a transaction aborted on recovery are visible");
 
     TXN next = begin(second);
     List<IN> records = write(second, next, 2);
-    preCommit(second, next);
+    next = preCommit(second, next);
     assertEquals(CommitOutcome.COMMITTED, commit(second, next));
     assertVisible(records, "only the records of the new transaction may be visible");
   }
@@ -479,52 +499,60 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     Incarnation first = start(coordinatorId);
     TXN committed = begin(first);
     List<IN> records = write(first, committed, 2);
-    preCommit(first, committed);
+    committed = preCommit(first, committed);
     assertEquals(CommitOutcome.COMMITTED, commit(first, committed));
     TXN aborted = begin(first);
+    Logged abortedLogged = log(first, aborted);
     write(first, aborted, 1);
     abort(first, aborted);
-    Logged abortedLogged = log(first, aborted);
     crash(first);
 
     Incarnation second = newProcess(coordinatorId);
     List<TXN> handled = new ArrayList<>();
     TXN restored = restore(second, abortedLogged);
-    second.participant.recoverAndAbort(restored);
+    assertEquals(AbortOutcome.NOT_FOUND, second.participant.recoverAndAbort(restored),
+        "recoverAndAbort of a transaction aborted before the crash finds nothing to roll back");
     handled.add(restored);
     Optional<TXN> neverBegun =
         handleNeverBegun(
             TestContexts.transaction(
-                coordinatorId, participantName(), second.epoch, nextCheckpoint, 999_999, null));
+                coordinatorId, participantName(), TestContexts.LOG_ID, second.epoch, nextCheckpoint, 999_999, null));
     if (neverBegun.isPresent()) {
       TXN ghost = restore(second, log(second, neverBegun.get()));
-      second.participant.recoverAndAbort(ghost);
-      second.participant.recoverAndAbort(ghost);
+      assertEquals(AbortOutcome.NOT_FOUND, second.participant.recoverAndAbort(ghost),
+          "recoverAndAbort of a transaction the resource never saw");
+      assertEquals(AbortOutcome.NOT_FOUND, second.participant.recoverAndAbort(ghost),
+          "recoverAndAbort, repeated, of a transaction the resource never saw");
       handled.add(ghost);
     }
     finishRecovery(second, handled);
     assertVisible(records, "recoverAndAbort of unknown handles changed committed data");
   }
 
-  /** recoverAndAbort of a handle committed before the crash succeeds and un-commits nothing. */
+  /**
+   * recoverAndAbort of a transaction committed before the crash reports
+   * {@link AbortOutcome#COMMITTED} and un-commits nothing. This is how the coordinator notices a
+   * state log that lost a decision, so it gets the handle as the log holds an open transaction:
+   * the one {@code beginTransaction} returned, logged before any write.
+   */
   @Test
-  public void recoverAndAbortOfCommittedHandleKeepsData() throws Exception {
+  public void recoverAndAbortOfCommittedHandleReportsCommitted() throws Exception {
     Incarnation first = start(coordinatorId);
     TXN txn = begin(first);
-    List<IN> records = write(first, txn, 3);
-    preCommit(first, txn);
-    assertEquals(CommitOutcome.COMMITTED, commit(first, txn));
     Logged logged = log(first, txn);
+    List<IN> records = write(first, txn, 3);
+    txn = preCommit(first, txn);
+    assertEquals(CommitOutcome.COMMITTED, commit(first, txn));
     crash(first);
 
     Incarnation second = newProcess(coordinatorId);
     TXN restored = restore(second, logged);
-    second.participant.recoverAndAbort(restored);
+    assertEquals(AbortOutcome.COMMITTED, second.participant.recoverAndAbort(restored),
+        "recoverAndAbort of a committed transaction must report COMMITTED (proof that the log lost "
+            + "a decision), looking the transaction up by its name");
+    assertEquals(AbortOutcome.COMMITTED, second.participant.recoverAndAbort(restored),
+        "a repeated recoverAndAbort of a committed transaction");
     assertVisible(records, "recoverAndAbort of a committed transaction changed its data");
-    assertEquals(
-        CommitOutcome.ALREADY_COMMITTED,
-        second.participant.recoverAndCommit(restored),
-        "a committed transaction must still be known as committed after a recoverAndAbort");
     finishRecovery(second, List.of(restored));
     assertVisible(records, "committed records must show exactly once");
   }
@@ -543,16 +571,16 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     Incarnation other = start(otherCoordinator);
     TXN othersTxn = begin(other);
     List<IN> othersRecords = write(other, othersTxn, 2);
-    preCommit(other, othersTxn);
+    othersTxn = preCommit(other, othersTxn);
     Incarnation sibling = start(coordinatorId, participantName() + "2");
     TXN siblingTxn = begin(sibling);
     List<IN> siblingRecords = write(sibling, siblingTxn, 2);
-    preCommit(sibling, siblingTxn);
+    siblingTxn = preCommit(sibling, siblingTxn);
 
     Incarnation first = start(coordinatorId);
     TXN lingeringPrepared = begin(first);
     write(first, lingeringPrepared, 2);
-    preCommit(first, lingeringPrepared);
+    lingeringPrepared = preCommit(first, lingeringPrepared);
     TXN lingeringOpen = begin(first);
     write(first, lingeringOpen, 2);
     Logged preparedLogged = log(first, lingeringPrepared);
@@ -593,25 +621,26 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     Incarnation first = start(coordinatorId);
     TXN decided = begin(first);
     List<IN> expected = new ArrayList<>(write(first, decided, 2));
-    preCommit(first, decided);
+    decided = preCommit(first, decided);
     TXN newlyBegun = begin(first);
-    write(first, newlyBegun, 2);
     Logged decidedLogged = log(first, decided);
     Logged newlyBegunLogged = log(first, newlyBegun);
+    write(first, newlyBegun, 2);
     crash(first); // after the log append, before the commit
 
     Incarnation second = newProcess(coordinatorId);
     TXN decidedRestored = restore(second, decidedLogged);
     TXN newlyBegunRestored = restore(second, newlyBegunLogged);
     assertEquals(CommitOutcome.COMMITTED, second.participant.recoverAndCommit(decidedRestored));
-    second.participant.recoverAndAbort(newlyBegunRestored);
+    assertNotEquals(AbortOutcome.COMMITTED, second.participant.recoverAndAbort(newlyBegunRestored),
+        "recoverAndAbort of the newly begun transaction");
     finishRecovery(second, List.of(decidedRestored, newlyBegunRestored));
     assertVisible(expected, "after recovery only the decided transaction may be visible");
     assertInProgress(newlyBegunRestored, false, "the newly begun transaction after recovery");
 
     TXN next = begin(second);
     expected.addAll(write(second, next, 2));
-    preCommit(second, next);
+    next = preCommit(second, next);
     assertEquals(CommitOutcome.COMMITTED, commit(second, next));
     assertVisible(expected, "records after recovery");
   }
@@ -638,15 +667,15 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
         "decoding a version newer than the codec's must fail, not guess");
 
     List<IN> records = write(process, txn, 2);
-    preCommit(process, txn);
-    // The coordinator logs a handle after its pre-commit, so a handle may gather what the writes
-    // created (a file participant's part files): commit through the handle as encoded now.
-    TXN logged = codec.decode(codec.encode(txn), codec.version());
+    TXN committable = preCommit(process, txn);
+    // The coordinator logs the handle preCommit returned, which may gather what the writes created
+    // (a file participant's part files): commit through it as the log holds it.
+    TXN logged = codec.decode(codec.encode(committable), codec.version());
     assertEquals(
         CommitOutcome.COMMITTED,
         process.participant.commit(logged),
         "commit through the decoded handle");
-    process.unfinished.removeIf(t -> t == txn);
+    process.unfinished.removeIf(t -> t == committable);
     assertVisible(records, "records committed through the decoded handle");
 
     if (process.userContext.isPresent()) {
@@ -669,9 +698,9 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
         "skipped: the resource cannot expire a transaction on demand; override"
             + " lostTransactionSupported() and makeLost(TXN) to run this test");
     Incarnation first = start(coordinatorId);
-    TXN txn = begin(first);
-    write(first, txn, 2);
-    preCommit(first, txn);
+    TXN begun = begin(first);
+    write(first, begun, 2);
+    TXN txn = preCommit(first, begun);
     Logged logged = log(first, txn);
     makeLost(txn);
     assertEquals(
@@ -701,8 +730,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     for (int i = 0; i < 3; i++) {
       TXN txn = begin(process);
       expected.addAll(write(process, txn, 3));
-      preCommit(process, txn);
-      transactions.add(txn);
+      transactions.add(preCommit(process, txn));
     }
     assertVisible(List.of(), "pre-committed transactions are visible before commit");
     List<IN> visibleSoFar = new ArrayList<>();
@@ -720,11 +748,9 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   @Test
   public void emptyTransactionCommits() throws Exception {
     Incarnation first = start(coordinatorId);
-    TXN committed = begin(first);
-    preCommit(first, committed);
+    TXN committed = preCommit(first, begin(first));
     assertEquals(CommitOutcome.COMMITTED, commit(first, committed), "commit of an empty transaction");
-    TXN decided = begin(first);
-    preCommit(first, decided);
+    TXN decided = preCommit(first, begin(first));
     Logged committedLogged = log(first, committed);
     Logged decidedLogged = log(first, decided);
     crash(first);
@@ -745,7 +771,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
     TXN next = begin(second);
     List<IN> records = write(second, next, 1);
-    preCommit(second, next);
+    next = preCommit(second, next);
     assertEquals(CommitOutcome.COMMITTED, commit(second, next));
     assertVisible(records, "records after empty transactions");
   }
@@ -793,7 +819,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     if (loggedContext == null) {
       userContext =
           participant.initializeUserContext(
-              TestContexts.participant(coordinator, participantName, epoch));
+              TestContexts.participant(coordinator, participantName, TestContexts.LOG_ID, epoch));
       assertNotNull(userContext, "initializeUserContext returned null instead of Optional.empty()");
       if (userContext.isPresent()) {
         Codec<CONTEXT> codec = participant.contextCodec();
@@ -815,6 +841,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
         TestContexts.recovery(
             incarnation.coordinatorId,
             incarnation.participantName,
+            TestContexts.LOG_ID,
             incarnation.epoch,
             handled,
             incarnation.userContext.orElse(null),
@@ -826,6 +853,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
         TestContexts.transaction(
             incarnation.coordinatorId,
             incarnation.participantName,
+            TestContexts.LOG_ID,
             incarnation.epoch,
             nextCheckpoint++,
             incarnation.sequence++,
@@ -833,6 +861,13 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     TXN transaction = incarnation.participant.beginTransaction(context);
     assertNotNull(transaction, "beginTransaction returned null");
     incarnation.unfinished.add(transaction);
+    if (incarnation.participant instanceof Writable) {
+      @SuppressWarnings("unchecked")
+      Writable<IN, TXN> writable = (Writable<IN, TXN>) incarnation.participant;
+      RecordWriter<IN> writer = writable.writerFor(transaction);
+      assertNotNull(writer, "writerFor returned null");
+      writers.put(transaction, writer);
+    }
     return transaction;
   }
 
@@ -846,8 +881,16 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     return records;
   }
 
-  private void preCommit(Incarnation incarnation, TXN transaction) throws Exception {
-    incarnation.participant.preCommit(transaction);
+  /** Pre-commits {@code transaction} and returns the handle to log and commit. */
+  private TXN preCommit(Incarnation incarnation, TXN transaction) throws Exception {
+    TXN committable = incarnation.participant.preCommit(transaction);
+    assertNotNull(committable, "preCommit returned null instead of the handle to commit");
+    writers.remove(transaction);
+    int i = incarnation.unfinished.indexOf(transaction);
+    if (i >= 0) {
+      incarnation.unfinished.set(i, committable);
+    }
+    return committable;
   }
 
   private CommitOutcome commit(Incarnation incarnation, TXN transaction) throws Exception {

@@ -3,9 +3,11 @@ package dev.twophase.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.testing.InMemoryParticipant;
@@ -164,16 +166,16 @@ class ConformanceSuiteSelfTest {
         },
         "secondCommitReportsAlreadyCommitted",
         "recoverAndCommitFromNewProcess",
-        "recoverAndCommitOfCommittedHandleReportsAlreadyCommitted",
-        "recoverAndAbortOfCommittedHandleKeepsData");
+        "recoverAndCommitOfCommittedHandleReportsAlreadyCommitted");
 
     mutant(
         "preCommit makes records visible",
         p -> new DelegatingParticipant(p) {
           @Override
-          public void preCommit(InMemoryTransaction t) throws Exception {
+          public InMemoryTransaction preCommit(InMemoryTransaction t) throws Exception {
             delegate.preCommit(t);
             delegate.commit(t);
+            return t;
           }
 
           @Override
@@ -206,24 +208,51 @@ class ConformanceSuiteSelfTest {
         "recoverAndAbort does nothing",
         p -> new DelegatingParticipant(p) {
           @Override
-          public void recoverAndAbort(InMemoryTransaction t) {}
+          public AbortOutcome recoverAndAbort(InMemoryTransaction t) {
+            return AbortOutcome.NOT_FOUND;
+          }
         },
         "recoverAndAbortOfOpenTransaction",
-        "recoverAndAbortOfPreCommittedTransaction");
+        "recoverAndAbortOfPreCommittedTransaction",
+        "recoverAndAbortOfCommittedHandleReportsCommitted");
+
+    mutant(
+        "recoverAndAbort does not look at the resource: always ABORTED",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public AbortOutcome recoverAndAbort(InMemoryTransaction t) throws Exception {
+            delegate.recoverAndAbort(t);
+            return AbortOutcome.ABORTED;
+          }
+        },
+        "recoverAndAbortOfPreCommittedTransaction",
+        "recoverAndAbortOfUnknownHandleIsHarmless",
+        "recoverAndAbortOfCommittedHandleReportsCommitted");
+
+    mutant(
+        "recoverAndAbort does not tell committed from gone",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public AbortOutcome recoverAndAbort(InMemoryTransaction t) throws Exception {
+            AbortOutcome outcome = delegate.recoverAndAbort(t);
+            return outcome == AbortOutcome.COMMITTED ? AbortOutcome.NOT_FOUND : outcome;
+          }
+        },
+        "recoverAndAbortOfCommittedHandleReportsCommitted");
 
     mutant(
         "recoverAndAbort rejects unknown and finished handles",
         p -> new DelegatingParticipant(p) {
           @Override
-          public void recoverAndAbort(InMemoryTransaction t) throws Exception {
+          public AbortOutcome recoverAndAbort(InMemoryTransaction t) throws Exception {
             if (!resource().openTransactions().contains(t.name())) {
               throw new IllegalStateException("no such transaction in progress: " + t);
             }
-            delegate.recoverAndAbort(t);
+            return delegate.recoverAndAbort(t);
           }
         },
         "recoverAndAbortOfUnknownHandleIsHarmless",
-        "recoverAndAbortOfCommittedHandleKeepsData");
+        "recoverAndAbortOfCommittedHandleReportsCommitted");
 
     mutant(
         "finishRecoveringContext does nothing",
@@ -287,8 +316,8 @@ class ConformanceSuiteSelfTest {
           }
         },
         "lostTransactionIsReportedAsLost",
-        "abortBeforePreCommitDiscardsRecords",
         "abortAfterPreCommitDiscardsRecords",
+        "recoverAndAbortOfPreCommittedTransaction",
         "finishRecoveringAbortsLingeringTransactions");
 
     mutant(
@@ -350,18 +379,19 @@ class ConformanceSuiteSelfTest {
           private final Map<String, List<String>> buffers = new LinkedHashMap<>();
 
           @Override
-          public void write(InMemoryTransaction t, String record) {
-            buffers.computeIfAbsent(t.name(), k -> new ArrayList<>()).add(record);
+          public RecordWriter<String> writerFor(InMemoryTransaction t) {
+            return record -> buffers.computeIfAbsent(t.name(), k -> new ArrayList<>()).add(record);
           }
 
           @Override
-          public void preCommit(InMemoryTransaction t) throws Exception {
+          public InMemoryTransaction preCommit(InMemoryTransaction t) throws Exception {
             List<String> buffer = buffers.getOrDefault(t.name(), new ArrayList<>());
             Collections.reverse(buffer);
+            RecordWriter<String> writer = delegate.writerFor(t);
             for (String record : buffer) {
-              delegate.write(t, record);
+              writer.write(record);
             }
-            delegate.preCommit(t);
+            return delegate.preCommit(t);
           }
         },
         "preCommittedRecordsStayInvisibleUntilCommit",
@@ -372,11 +402,11 @@ class ConformanceSuiteSelfTest {
         "empty transaction cannot be pre-committed",
         p -> new DelegatingParticipant(p) {
           @Override
-          public void preCommit(InMemoryTransaction t) throws Exception {
+          public InMemoryTransaction preCommit(InMemoryTransaction t) throws Exception {
             if (resource().records(t.name()).isEmpty()) {
               throw new IllegalStateException("nothing to flush");
             }
-            delegate.preCommit(t);
+            return delegate.preCommit(t);
           }
         },
         "emptyTransactionCommits");

@@ -1,9 +1,11 @@
 package dev.twophase.testkit;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.Participant;
 import dev.twophase.ParticipantContext;
+import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
@@ -43,13 +45,13 @@ class DelegatingParticipant
   }
 
   @Override
-  public void write(InMemoryTransaction transaction, String record) throws Exception {
-    delegate.write(transaction, record);
+  public RecordWriter<String> writerFor(InMemoryTransaction transaction) throws Exception {
+    return delegate.writerFor(transaction);
   }
 
   @Override
-  public void preCommit(InMemoryTransaction transaction) throws Exception {
-    delegate.preCommit(transaction);
+  public InMemoryTransaction preCommit(InMemoryTransaction transaction) throws Exception {
+    return delegate.preCommit(transaction);
   }
 
   @Override
@@ -68,8 +70,8 @@ class DelegatingParticipant
   }
 
   @Override
-  public void recoverAndAbort(InMemoryTransaction transaction) throws Exception {
-    delegate.recoverAndAbort(transaction);
+  public AbortOutcome recoverAndAbort(InMemoryTransaction transaction) throws Exception {
+    return delegate.recoverAndAbort(transaction);
   }
 
   @Override

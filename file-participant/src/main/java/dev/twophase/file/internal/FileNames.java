@@ -32,12 +32,22 @@ public final class FileNames {
    * not one.
    */
   public String transactionOfInProgress(Path file) {
-    String n = file.getFileName().toString();
-    String end = suffix + IN_PROGRESS_SUFFIX;
-    if (!n.startsWith(IN_PROGRESS_PREFIX) || !n.endsWith(end)) {
+    return transactionOf(file.getFileName().toString(), IN_PROGRESS_PREFIX, suffix + IN_PROGRESS_SUFFIX);
+  }
+
+  /**
+   * The transaction name of a committed part file of this scheme, or null if {@code file} is not
+   * one.
+   */
+  public String transactionOfCommitted(Path file) {
+    return transactionOf(file.getFileName().toString(), FINAL_PREFIX, suffix);
+  }
+
+  private static String transactionOf(String n, String prefix, String end) {
+    if (!n.startsWith(prefix) || !n.endsWith(end) || n.length() <= prefix.length() + end.length()) {
       return null;
     }
-    String middle = n.substring(IN_PROGRESS_PREFIX.length(), n.length() - end.length());
+    String middle = n.substring(prefix.length(), n.length() - end.length());
     int dash = middle.lastIndexOf('-');
     if (dash <= 0 || !isDigits(middle, dash + 1)) {
       return null;

@@ -1,0 +1,278 @@
+package dev.twophase.internal;
+
+import dev.twophase.CheckpointFailedException;
+import dev.twophase.Codec;
+import dev.twophase.CoordinatorState;
+import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.ProtocolPoint;
+import dev.twophase.RecordWriter;
+import dev.twophase.RetriableTwoPhaseException;
+import dev.twophase.TwoPhaseException;
+import dev.twophase.internal.StateCodec.Blob;
+import java.util.List;
+
+/**
+ * One checkpoint up to its decision: pre-commit every participant, begin the next transactions,
+ * snapshot the application, encode the state record. Before the record exists everything is
+ * reversible: a failure aborts the checkpoint's transactions in every participant (presumed
+ * abort), begins new ones and tells the application to replay. Application thread only.
+ */
+public final class Checkpointing {
+
+  /**
+   * A checkpoint whose participants pre-committed, ready to be decided by making {@code state}
+   * durable. {@code retirable}: committed checkpoints the state no longer holds, to retire once it
+   * is durable.
+   */
+  public record Prepared(
+      PendingCheckpoint checkpoint, byte[] state, Blob application, List<PendingCheckpoint> retirable) {}
+
+  private final CoordinatorCore core;
+  private boolean running;
+
+  Checkpointing(CoordinatorCore core) {
+    this.core = core;
+  }
+
+  /** Begins a transaction in every participant, to be pre-committed in {@code checkpointId}. */
+  void beginAll(long checkpointId) throws Exception {
+    for (Slot<Object, Object> slot : core.slots) {
+      Object handle;
+      try {
+        handle = slot.participant.beginTransaction(new Contexts.Transaction<>(
+            core.coordinatorId, slot.name, slot.namePrefix, core.ownerEpoch,
+            core.config.maxPendingCheckpoints(), checkpointId, slot.sequence++, slot.context));
+      } catch (FatalTwoPhaseException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new RetriableTwoPhaseException(
+            "beginTransaction failed in participant '" + slot.name + "' for checkpoint " + checkpointId
+                + ": " + e.getMessage(), e, checkpointId, slot.name);
+      }
+      if (handle == null) {
+        throw new IllegalStateException("participant '" + slot.name + "' returned null from "
+            + "beginTransaction (checkpoint " + checkpointId + "); it must return a handle");
+      }
+      slot.current = handle;
+      slot.currentBegunAt = core.config.clock().millis();
+      slot.currentCheckpointId = checkpointId;
+      if (slot.writable != null) {
+        RecordWriter<Object> writer;
+        try {
+          writer = slot.writable.writerFor(handle);
+        } catch (FatalTwoPhaseException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new RetriableTwoPhaseException("writerFor(" + handle + ") failed in participant '"
+              + slot.name + "': " + e.getMessage(), e, checkpointId, slot.name);
+        }
+        if (writer == null) {
+          throw new IllegalStateException("participant '" + slot.name + "' returned null from "
+              + "writerFor(" + handle + "); it must return a RecordWriter");
+        }
+        slot.writer = writer;
+      }
+      core.log.debug("coordinator {}: began {} in {} for checkpoint {}",
+          core.coordinatorId, handle, slot.name, checkpointId);
+    }
+    core.lastCheckpointAtNanos = core.config.ticker().read();
+  }
+
+  /**
+   * Pre-commits every current transaction, begins the next ones (unless finished), snapshots the
+   * application and encodes the state record of checkpoint {@code id}. On failure before the
+   * record exists, aborts that checkpoint's transactions everywhere (presumed abort), begins new
+   * ones, tells the application to replay, and throws {@link CheckpointFailedException}.
+   */
+  Prepared prepare(long id) {
+    core.applicationThread.check("checkpoint");
+    core.ensure("checkpoint", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
+    if (running) {
+      throw new IllegalStateException("checkpoint " + id + " of coordinator '" + core.coordinatorId
+          + "' started while another one is running (a listener or participant took a checkpoint)");
+    }
+    if (id <= core.lastCheckpointId) {
+      throw new IllegalArgumentException(
+          "checkpoint id " + id + " is not greater than the last one, " + core.lastCheckpointId);
+    }
+    if (id == Long.MAX_VALUE) {
+      throw new IllegalArgumentException("checkpoint id " + id + " is the largest long: no "
+          + "checkpoint could follow it; use ids well below it");
+    }
+    running = true;
+    try {
+      return doPrepare(id);
+    } finally {
+      running = false;
+    }
+  }
+
+  private Prepared doPrepare(long id) {
+    core.listener.onCheckpointStarted(core.coordinatorId, id);
+    core.log.debug("coordinator {}: checkpoint {} started", core.coordinatorId, id);
+    core.reached(ProtocolPoint.BEFORE_PRE_COMMIT);
+    PendingCheckpoint checkpoint = new PendingCheckpoint(id, core.slots.size());
+    int last = core.slots.size() - 1;
+    for (Slot<Object, Object> slot : core.slots) {
+      if (slot.current == null) {
+        continue;
+      }
+      Object committable;
+      try {
+        committable = slot.participant.preCommit(slot.current);
+        if (committable == null) {
+          throw new IllegalStateException("participant '" + slot.name + "' returned null from "
+              + "preCommit(" + slot.current + "); return the handle to commit (the same one if "
+              + "nothing changed)");
+        }
+      } catch (Exception e) {
+        throw abortCheckpoint(id, slot.name, "preCommit failed", e, checkpoint, false);
+      }
+      byte[] encoded;
+      try {
+        encoded = slot.encode(committable);
+      } catch (Exception e) {
+        checkpoint.set(slot.index, committable, null, slot.currentBegunAt);
+        throw abortCheckpoint(id, slot.name, "its transaction codec could not encode the handle", e, checkpoint, false);
+      }
+      checkpoint.set(slot.index, committable, encoded, slot.currentBegunAt);
+      if (slot.index < last) {
+        core.reached(ProtocolPoint.BETWEEN_PRE_COMMITS);
+      }
+    }
+    if (core.lifecycle.state() == CoordinatorState.RUNNING) {
+      try {
+        beginAll(id + 1);
+      } catch (Exception e) {
+        throw beginFailed(id, e, checkpoint);
+      }
+    } else {
+      core.clearCurrent();
+    }
+    core.reached(ProtocolPoint.AFTER_PRE_COMMITS);
+    Blob application;
+    try {
+      application = snapshotApplication(id);
+    } catch (Exception e) {
+      throw abortCheckpoint(id, null, "the application snapshot failed", e, checkpoint, true);
+    }
+    List<PendingCheckpoint> retirable = core.pending.takeRetirable();
+    byte[] state;
+    try {
+      state = StateRecords.encode(core, id, core.pending.values(), checkpoint, application);
+    } catch (Exception e) {
+      throw abortCheckpoint(id, null, "the state record could not be encoded (a handle or context "
+          + "codec failed)", e, checkpoint, true);
+    }
+    return new Prepared(checkpoint, state, application, retirable);
+  }
+
+  /** The next transactions could not be begun: abort everything and stop. */
+  private TwoPhaseException beginFailed(long id, Exception e, PendingCheckpoint checkpoint) {
+    core.abortQuietly(checkpoint);
+    core.abortCurrentQuietly();
+    core.clearCurrent();
+    // Without new transactions the coordinator cannot go on: stop, and let a restart begin.
+    TwoPhaseException failure = e instanceof FatalTwoPhaseException
+        ? (FatalTwoPhaseException) e
+        : new FatalTwoPhaseException(
+            "checkpoint " + id + " of coordinator '" + core.coordinatorId + "' was aborted because "
+                + "the next transactions could not be begun: " + e.getMessage()
+                + "; close this coordinator and start a new one",
+            e, id, e instanceof TwoPhaseException ? ((TwoPhaseException) e).participant().orElse(null) : null);
+    core.listener.onCheckpointFailed(core.coordinatorId, id, failure);
+    core.fail(failure);
+    return failure;
+  }
+
+  /**
+   * Records that checkpoint {@code prepared} is decided: from now on its transactions will be
+   * committed, in this process or by recovery.
+   */
+  PendingCheckpoint decided(Prepared prepared) {
+    PendingCheckpoint checkpoint = prepared.checkpoint();
+    core.lastCheckpointId = checkpoint.id;
+    core.lastApplicationSnapshot = prepared.application();
+    core.lastCheckpointAtNanos = core.config.ticker().read();
+    core.resetRecordCounts();
+    checkpoint.decidedAtNanos = core.lastCheckpointAtNanos;
+    core.pending.add(checkpoint);
+    return checkpoint;
+  }
+
+  /**
+   * The decision's outcome is unknown (the log append failed): neither commit nor abort the
+   * pre-committed transactions, stop, and let recovery read what the log holds.
+   */
+  TwoPhaseException decisionUnknown(Prepared prepared, Exception cause) {
+    long id = prepared.checkpoint().id;
+    TwoPhaseException failure = cause instanceof dev.twophase.FencedException
+        ? (TwoPhaseException) cause
+        : new FatalTwoPhaseException(
+            "the decision of checkpoint " + id + " of coordinator '" + core.coordinatorId
+                + "' may or may not be durable (" + cause.getMessage() + "); close this coordinator "
+                + "and start a new one: recovery commits it if the record reached the log, else aborts it",
+            cause, id, null);
+    core.listener.onCheckpointFailed(core.coordinatorId, id, failure);
+    core.fail(failure);
+    return failure;
+  }
+
+  /**
+   * Aborts checkpoint {@code id}: the transactions {@code prepared} holds (pre-committed ones) and,
+   * unless the next transactions are begun already ({@code nextBegun}), the current ones of the
+   * participants that did not pre-commit yet.
+   */
+  private RuntimeException abortCheckpoint(
+      long id, String participant, String what, Exception cause, PendingCheckpoint prepared,
+      boolean nextBegun) {
+    if (cause instanceof FatalTwoPhaseException) {
+      core.listener.onCheckpointFailed(core.coordinatorId, id, cause);
+      core.fail((FatalTwoPhaseException) cause);
+      return (FatalTwoPhaseException) cause;
+    }
+    core.log.warn("coordinator {}: checkpoint {} failed ({}{}); aborting its transactions in every participant",
+        core.coordinatorId, id, what, participant == null ? "" : " in participant '" + participant + "'", cause);
+    core.abortQuietly(prepared);
+    if (!nextBegun) {
+      for (Slot<Object, Object> slot : core.slots) {
+        if (slot.current != null && prepared.handles[slot.index] == null) {
+          core.abortQuietly(slot, slot.current, id);
+        }
+      }
+      core.clearCurrent();
+    }
+    CheckpointFailedException failure = new CheckpointFailedException(
+        "checkpoint " + id + " of coordinator '" + core.coordinatorId + "' failed: " + what
+            + (participant == null ? "" : " in participant '" + participant + "'") + ": "
+            + cause.getMessage() + ". Its transactions were aborted; the records written since "
+            + "checkpoint " + core.lastCheckpointId + " must be written again (the application state "
+            + "was restored to it)",
+        cause, id, participant, core.lastCheckpointId);
+    core.listener.onCheckpointFailed(core.coordinatorId, id, failure);
+    try {
+      if (!nextBegun && core.lifecycle.state() == CoordinatorState.RUNNING) {
+        beginAll(id + 1);
+      }
+      core.resetRecordCounts();
+      core.restoreApplication();
+    } catch (Exception e) {
+      TwoPhaseException fatal = new FatalTwoPhaseException(
+          "after checkpoint " + id + " failed, the coordinator could not start over: " + e.getMessage(),
+          e, id, null);
+      fatal.addSuppressed(failure);
+      core.fail(fatal);
+      return fatal;
+    }
+    return failure;
+  }
+
+  private Blob snapshotApplication(long id) throws Exception {
+    if (core.applicationState == null) {
+      return null;
+    }
+    Object snapshot = core.applicationState.snapshot(id);
+    Codec<Object> codec = core.applicationState.codec();
+    return new Blob(codec.version(), codec.encode(snapshot));
+  }
+}

@@ -1,0 +1,51 @@
+package dev.twophase.internal;
+
+import dev.twophase.CoordinatorState;
+import dev.twophase.internal.StateCodec.Blob;
+import dev.twophase.internal.StateCodec.CoordinatorRecord;
+import dev.twophase.internal.StateCodec.HandleRecord;
+import dev.twophase.internal.StateCodec.ParticipantRecord;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Writes the coordinator's state record: every pending checkpoint's handles (to commit), the open
+ * transactions (to abort), the contexts and the application snapshot. Since every record carries
+ * everything still pending, the log needs only the latest one.
+ */
+final class StateRecords {
+
+  private StateRecords() {}
+
+  /**
+   * Encodes the state as of {@code checkpointId}: the checkpoints in {@code pending} plus
+   * {@code extra} (the one being decided, may be null), the current transactions, contexts and
+   * {@code application}.
+   */
+  static byte[] encode(
+      CoordinatorCore core, long checkpointId, Iterable<PendingCheckpoint> pending,
+      PendingCheckpoint extra, Blob application) throws Exception {
+    List<ParticipantRecord> participants = new ArrayList<>(core.slots.size());
+    for (Slot<Object, Object> slot : core.slots) {
+      List<HandleRecord> handles = new ArrayList<>();
+      for (PendingCheckpoint p : pending) {
+        p.addHandle(slot.index, handles);
+      }
+      if (extra != null) {
+        extra.addHandle(slot.index, handles);
+      }
+      HandleRecord current = slot.current == null
+          ? null
+          : new HandleRecord(slot.currentCheckpointId, slot.currentBegunAt, slot.encode(slot.current));
+      Blob context = slot.context.isPresent()
+          ? new Blob(slot.contextCodec.version(), slot.contextCodec.encode(slot.context.get()))
+          : null;
+      participants.add(new ParticipantRecord(
+          slot.name, slot.transactionCodec.version(), context, handles, current));
+    }
+    return StateCodec.encode(new CoordinatorRecord(
+        StateCodec.FORMAT, core.coordinatorId, core.logId, checkpointId, core.ownerEpoch,
+        core.config.clock().millis(), core.lifecycle.state() == CoordinatorState.FINISHED,
+        participants, application));
+  }
+}

@@ -1,0 +1,105 @@
+package dev.twophase.testing;
+
+import dev.twophase.ParticipantContext;
+import dev.twophase.RecoveryContext;
+import dev.twophase.TransactionContext;
+import dev.twophase.TransactionNames;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Contexts for calling a {@link dev.twophase.Participant} directly, without a coordinator: what the
+ * testkit's conformance suite passes, and what a participant's own unit tests can use. Names follow
+ * the coordinator's scheme ({@link TransactionNames}) exactly. The returned values are records
+ * (equal when their fields are).
+ */
+public final class TestContexts {
+
+  /** The log id the short factory methods use. */
+  public static final String LOG_ID = "testlog0";
+
+  private TestContexts() {}
+
+  /** A transaction context on log {@link #LOG_ID} without a user context. */
+  public static <C> TransactionContext<C> transaction(
+      String coordinatorId, String participantName, long epoch, long checkpointId, long sequence) {
+    return transaction(coordinatorId, participantName, LOG_ID, epoch, checkpointId, sequence, null);
+  }
+
+  /**
+   * A transaction context. Its {@link TransactionContext#transactionName()} is exactly the one the
+   * coordinator makes for these values.
+   *
+   * @param userContext the participant's context, or null for none
+   */
+  public static <C> TransactionContext<C> transaction(
+      String coordinatorId, String participantName, String logId, long epoch, long checkpointId,
+      long sequence, C userContext) {
+    return new Transaction<>(coordinatorId, participantName,
+        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, 0, checkpointId,
+        sequence, Optional.ofNullable(userContext));
+  }
+
+  /** A recovery context on log {@link #LOG_ID} without a user context. */
+  public static <TXN, C> RecoveryContext<TXN, C> recovery(
+      String coordinatorId, String participantName, long epoch, List<TXN> handled, long lastCheckpointId) {
+    return recovery(coordinatorId, participantName, LOG_ID, epoch, handled, null, lastCheckpointId);
+  }
+
+  /**
+   * A recovery context, as passed to {@code finishRecoveringContext}.
+   *
+   * @param handled the handles committed or aborted during this recovery, in order
+   * @param userContext the participant's context, or null for none
+   * @param lastCheckpointId the last decided checkpoint, 0 if none
+   */
+  public static <TXN, C> RecoveryContext<TXN, C> recovery(
+      String coordinatorId, String participantName, String logId, long epoch, List<TXN> handled,
+      C userContext, long lastCheckpointId) {
+    return new Recovery<>(coordinatorId, participantName,
+        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, 0,
+        handled, Optional.ofNullable(userContext), lastCheckpointId);
+  }
+
+  /** A participant context on log {@link #LOG_ID}, as passed to {@code initializeUserContext}. */
+  public static ParticipantContext participant(String coordinatorId, String participantName, long epoch) {
+    return participant(coordinatorId, participantName, LOG_ID, epoch);
+  }
+
+  /** A participant context, as passed to {@code initializeUserContext}. */
+  public static ParticipantContext participant(
+      String coordinatorId, String participantName, String logId, long epoch) {
+    return new Participant(coordinatorId, participantName,
+        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, 0);
+  }
+
+  /** The name {@link #transaction} gives; see {@link TransactionNames}. */
+  public static String transactionName(
+      String coordinatorId, String participantName, String logId, long epoch, long sequence) {
+    return TransactionNames.name(TransactionNames.prefix(coordinatorId, participantName, logId), epoch, sequence);
+  }
+
+  private record Transaction<C>(
+      String coordinatorId, String participantName, String transactionNamePrefix, long ownerEpoch,
+      int maxPendingCheckpoints, long checkpointId, long sequence, Optional<C> userContext)
+      implements TransactionContext<C> {
+    Transaction {
+      Objects.requireNonNull(userContext, "userContext");
+    }
+  }
+
+  private record Recovery<T, C>(
+      String coordinatorId, String participantName, String transactionNamePrefix, long ownerEpoch,
+      int maxPendingCheckpoints, List<T> handledTransactions, Optional<C> userContext,
+      long lastCheckpointId) implements RecoveryContext<T, C> {
+    Recovery {
+      handledTransactions = List.copyOf(handledTransactions);
+      Objects.requireNonNull(userContext, "userContext");
+    }
+  }
+
+  private record Participant(
+      String coordinatorId, String participantName, String transactionNamePrefix, long ownerEpoch,
+      int maxPendingCheckpoints) implements ParticipantContext {}
+}

@@ -32,14 +32,6 @@ public interface StateLog extends AutoCloseable {
    */
   CoordinatorLog open(String coordinatorId);
 
-  /**
-   * The identity of the log, made when the log was created and kept for its lifetime; it goes into
-   * transaction names, so that coordinators with the same id on different logs never share one.
-   */
-  default String logId() {
-    return "0";
-  }
-
   /** The epoch of this owner: higher than that of every earlier owner of the log. */
   long ownerEpoch();
 
@@ -65,15 +57,6 @@ public interface StateLog extends AutoCloseable {
   interface CoordinatorLog extends AutoCloseable {
 
     String coordinatorId();
-
-    /**
-     * The identity of the log, made when the log was created and kept for its lifetime; it goes
-     * into transaction names, so that coordinators with the same id on different logs never share
-     * one.
-     */
-    default String logId() {
-      return "0";
-    }
 
     /** The owner epoch under which this view appends. */
     long ownerEpoch();

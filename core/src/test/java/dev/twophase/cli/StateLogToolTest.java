@@ -54,6 +54,11 @@ class StateLogToolTest {
     }
   }
 
+  /** The name of transaction {@code sequence} of owner epoch 1 of the log written by writeLog(). */
+  private String name(long sequence) {
+    return "orders-kafka-" + FileStateLog.inspect(dir).logId() + "-1-" + sequence;
+  }
+
   @Test
   void printsCheckpointsPendingAndOpenHandlesAsText() {
     writeLog();
@@ -62,9 +67,9 @@ class StateLogToolTest {
     assertTrue(text.contains("coordinator orders"), text);
     assertTrue(text.contains("last checkpoint 1"), text);
     assertTrue(text.contains("pending  checkpoint 1"), text);
-    assertTrue(text.contains("orders-kafka-0-1-0"), text);
+    assertTrue(text.contains(name(0)), text);
     assertTrue(text.contains("open     for checkpoint 2"), text);
-    assertTrue(text.contains("orders-kafka-0-1-1"), text);
+    assertTrue(text.contains(name(1)), text);
     assertTrue(text.contains("application snapshot v1: 42"), text);
     assertTrue(text.contains("age 5m"), text);
   }
@@ -79,7 +84,7 @@ class StateLogToolTest {
     assertEquals(1, c.get("lastCheckpointId").asLong());
     JsonNode pending = c.get("participants").get(0).get("pending").get(0);
     assertEquals(1, pending.get("checkpointId").asLong());
-    assertEquals("orders-kafka-0-1-0", pending.get("handle").get("name").asText());
+    assertEquals(name(0), pending.get("handle").get("name").asText());
     assertTrue(pending.get("ageMillis").asLong() >= Duration.ofMinutes(5).toMillis() - 1000);
     assertEquals(42, c.get("application").get("value").asLong());
   }

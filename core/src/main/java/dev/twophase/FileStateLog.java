@@ -116,7 +116,7 @@ public final class FileStateLog implements StateLog {
     List<StateLogSnapshot.Segment> segments = new ArrayList<>();
     for (LogSnapshot.Segment seg : s.segments()) {
       segments.add(new StateLogSnapshot.Segment(seg.file(), seg.sequence(), seg.sizeBytes(),
-          seg.records()));
+          seg.recordsEnd(), seg.records()));
     }
     Map<String, StateLogSnapshot.Coordinator> coordinators = new LinkedHashMap<>();
     for (LogSnapshot.Coordinator c : s.coordinators().values()) {
@@ -146,6 +146,7 @@ public final class FileStateLog implements StateLog {
     private long segmentBytes = DEFAULT_SEGMENT_BYTES;
     private long preallocateBytes = DEFAULT_PREALLOCATE_BYTES;
     private Syncer syncer = Syncer.FDATASYNC;
+    private FaultInjector faultInjector = FaultInjector.none();
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -187,6 +188,32 @@ public final class FileStateLog implements StateLog {
       return this;
     }
 
+    /**
+     * The testing knobs of crash and fault tests (default {@link FaultInjector#none()}). The log
+     * calls it at two points:
+     *
+     * <ul>
+     *   <li>{@link ProtocolPoint#DURING_LOG_APPEND}: the records of appends waiting for their sync
+     *       have just been written to the segment file and that sync is next (after the
+     *       group-commit leader's write, and after the write of a roll that follows an append):
+     *       once per sync, which may cover the records of several coordinators, and also for the
+     *       start-up record each coordinator appends. Not for completion marks, which are not
+     *       synced, nor for the OWNER record of an open. A JVM halted here keeps the records whole
+     *       in the file (the page cache survives a killed process); to model a power loss in the
+     *       middle of the append, cut the file inside the last record (see {@link
+     *       #inspect(Path)} and {@link StateLogSnapshot.RecordPosition}).
+     *   <li>{@link ProtocolPoint#DURING_COMPACTION}: a roll's new segment, holding the live state,
+     *       is written, not yet synced, and the older segments are still there.
+     * </ul>
+     *
+     * <p>An exception the injector throws fails the write or sync in progress: the log turns
+     * unusable, as after any failed write or sync.
+     */
+    public Builder faultInjector(FaultInjector faultInjector) {
+      this.faultInjector = Objects.requireNonNull(faultInjector, "faultInjector");
+      return this;
+    }
+
     /** For tests: how segments are synced. */
     Builder syncer(Syncer syncer) {
       this.syncer = Objects.requireNonNull(syncer, "syncer");
@@ -203,7 +230,8 @@ public final class FileStateLog implements StateLog {
      */
     public FileStateLog build() {
       return new FileStateLog(
-          SegmentedLog.open(directory, segmentBytes, Math.min(preallocateBytes, segmentBytes), syncer),
+          SegmentedLog.open(directory, segmentBytes, Math.min(preallocateBytes, segmentBytes), syncer,
+              faultInjector),
           segmentBytes);
     }
   }

@@ -99,12 +99,14 @@ public final class StateLogSnapshot {
     private final Path file;
     private final long sequence;
     private final long sizeBytes;
+    private final long recordsEnd;
     private final long records;
 
-    Segment(Path file, long sequence, long sizeBytes, long records) {
+    Segment(Path file, long sequence, long sizeBytes, long recordsEnd, long records) {
       this.file = file;
       this.sequence = sequence;
       this.sizeBytes = sizeBytes;
+      this.recordsEnd = recordsEnd;
       this.records = records;
     }
 
@@ -123,6 +125,15 @@ public final class StateLogSnapshot {
      */
     public long sizeBytes() {
       return sizeBytes;
+    }
+
+    /**
+     * Where its intact records end: what follows (to {@link #sizeBytes()}) is the zeros written
+     * ahead of the appends, or a tail in progress. Cutting the file before this offset models a
+     * power loss while the segment was written.
+     */
+    public long recordsEnd() {
+      return recordsEnd;
     }
 
     /** The intact records in it. */

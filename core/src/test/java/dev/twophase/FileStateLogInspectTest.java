@@ -49,6 +49,7 @@ class FileStateLogInspectTest {
       assertEquals(1, seg.sequence());
       assertEquals(TestLogs.size(TestLogs.lastSegment(tmp)), seg.sizeBytes());
       assertEquals(4, seg.records()); // OWNER, STATE, COMPLETED, COMPLETED
+      assertEquals(TestLogs.recordsEnd(tmp), seg.recordsEnd());
       assertEquals(seg.sizeBytes(), s.totalBytes());
       assertEquals(List.of("a", "b"), List.copyOf(s.coordinators().keySet()));
       StateLogSnapshot.Coordinator ca = s.coordinator("a").orElseThrow();

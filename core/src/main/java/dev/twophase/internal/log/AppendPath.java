@@ -1,8 +1,8 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.FaultInjector;
 import dev.twophase.FencedException;
-import dev.twophase.internal.CrashPoint;
-import dev.twophase.internal.Faults;
+import dev.twophase.ProtocolPoint;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -28,6 +28,11 @@ import org.slf4j.Logger;
  * <p>After a failed write or sync the outcome of the appends involved is unknown; the log turns
  * unusable ({@link LogHealth}) and every later append fails fast. A write or sync whose channel an
  * interrupt closed did not fail: {@link SegmentIo} does it again on a standby descriptor.
+ *
+ * <p>The {@link FaultInjector} is told {@link ProtocolPoint#DURING_LOG_APPEND} whenever a sync
+ * that makes an append durable is next, with every record written: after the leader's write, and
+ * when a roll is about to sync the active segment while an append waits for its sync. Once per
+ * such sync, not per record; not for completion marks, which nobody waits for.
  */
 final class AppendPath {
 
@@ -42,6 +47,7 @@ final class AppendPath {
   private final LogHealth health;
   private final GroupSync sync;
   private final LogCounters counters;
+  private final FaultInjector faults;
 
   private final ReentrantLock appendLock = new ReentrantLock();
   private final CRC32C crc = new CRC32C(); // append lock
@@ -55,9 +61,12 @@ final class AppendPath {
   private ByteBuffer staged = ByteBuffer.allocateDirect(INITIAL_BUFFER);
   private volatile Segment active;
   private long writtenSeq; // records staged since open; append lock
+  /** The sequence number of the last STATE record staged (append lock). */
+  private long lastStateSeq;
 
   AppendPath(Path directory, long epoch, LogIndex index, Segment active, SegmentIo io,
-      Compactor compactor, LogHealth health, GroupSync sync, LogCounters counters) {
+      Compactor compactor, LogHealth health, GroupSync sync, LogCounters counters,
+      FaultInjector faults) {
     this.directory = directory;
     this.epoch = epoch;
     this.index = index;
@@ -67,6 +76,7 @@ final class AppendPath {
     this.health = health;
     this.sync = sync;
     this.counters = counters;
+    this.faults = faults;
   }
 
   /** The entry of {@code coordinatorId}, created empty if the log holds nothing for it. */
@@ -111,9 +121,6 @@ final class AppendPath {
       ByteBuffer buf = buffer(size);
       LogFormat.putState(buf, crc, entry.idBytes(), checkpointId, epoch, owned);
       buf.flip();
-      if (Faults.ENABLED && Faults.shouldCrash(CrashPoint.DURING_LOG_APPEND)) {
-        tornWriteAndHalt(buf);
-      }
       try {
         stage(buf);
       } catch (IOException e) {
@@ -122,7 +129,7 @@ final class AppendPath {
       entry.setState(checkpointId, epoch, owned);
       counters.stateAppends.incrementAndGet();
       counters.appendedBytes.addAndGet(size);
-      seq = recordWritten(entry, checkpointId);
+      seq = recordWritten(entry, checkpointId, true);
     } finally {
       appendLock.unlock();
     }
@@ -151,7 +158,7 @@ final class AppendPath {
       entry.complete(checkpointId, epoch);
       counters.completionMarks.incrementAndGet();
       counters.appendedBytes.addAndGet(size);
-      recordWritten(entry, checkpointId);
+      recordWritten(entry, checkpointId, false);
     } finally {
       appendLock.unlock();
     }
@@ -223,27 +230,18 @@ final class AppendPath {
   }
 
   /** Under the append lock, after a record was staged: numbers it and rolls if due. */
-  private long recordWritten(CoordinatorEntry entry, long checkpointId) {
+  private long recordWritten(CoordinatorEntry entry, long checkpointId, boolean state) {
     long seq = writtenSeq + 1;
     writtenSeq = seq;
+    if (state) {
+      lastStateSeq = seq;
+    }
     try {
       rollIfDue();
     } catch (IOException e) {
       throw health.fail(e, entry, checkpointId, "compaction");
     }
     return seq;
-  }
-
-  private void tornWriteAndHalt(ByteBuffer buf) {
-    try {
-      writeStaged();
-      buf.limit(buf.position() + buf.remaining() / 2);
-      io.write(active, buf);
-      active.channel.force(false);
-    } catch (IOException e) {
-      LOG.warn("torn write for crash injection failed", e);
-    }
-    Faults.halt(CrashPoint.DURING_LOG_APPEND);
   }
 
   /** Waits until record {@code seq} is durable: see {@link GroupSync}. */
@@ -280,6 +278,8 @@ final class AppendPath {
       } finally {
         appendLock.unlock();
       }
+      // A leader's sync always makes an append durable (GroupSync elects a waiter it covers).
+      reached(ProtocolPoint.DURING_LOG_APPEND);
       io.force(seg);
     } catch (IOException e) {
       // Recorded here, before GroupSync hands leadership on: the next leader must see it and not
@@ -303,7 +303,30 @@ final class AppendPath {
   /** Under the append lock. */
   private void roll() throws IOException {
     writeStaged();
-    compactor.roll(active, epoch, writtenSeq, seg -> active = seg);
+    if (lastStateSeq > sync.durable()) {
+      reached(ProtocolPoint.DURING_LOG_APPEND); // the roll's first step syncs that append
+    }
+    try {
+      compactor.roll(active, epoch, writtenSeq, seg -> active = seg);
+    } catch (Error e) {
+      health.recordFailure(e); // half a roll: as after a failed write
+      throw e;
+    }
+  }
+
+  /**
+   * Tells the fault injector that {@code point} is reached. What it throws is a failure of the
+   * write or sync in progress: the log turns unusable, as after any failed write or sync.
+   */
+  private void reached(ProtocolPoint point) throws IOException {
+    try {
+      faults.reached(point.name());
+    } catch (RuntimeException e) {
+      throw new IOException("fault injected at " + point + ": " + e, e);
+    } catch (Error e) {
+      health.recordFailure(e);
+      throw e;
+    }
   }
 
   /** The cleared encoding buffer, with at least {@code size} bytes. Under the append lock. */

@@ -1,7 +1,7 @@
 package dev.twophase.internal.log;
 
-import dev.twophase.internal.CrashPoint;
-import dev.twophase.internal.Faults;
+import dev.twophase.FaultInjector;
+import dev.twophase.ProtocolPoint;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -27,6 +27,9 @@ import org.slf4j.Logger;
  * <p>When: once the active segment is larger than {@code segmentBytes} and at least twice its
  * size right after it was created (its {@link Segment#baseSize}), so that a live state bigger
  * than the threshold does not compact on every append.
+ *
+ * <p>The {@link FaultInjector} is told {@link ProtocolPoint#DURING_COMPACTION} once the new
+ * segment of a roll is written, before it is synced and before the older segments are deleted.
  */
 final class Compactor {
 
@@ -40,6 +43,7 @@ final class Compactor {
   private final LogIndex index;
   private final GroupSync sync;
   private final LogCounters counters;
+  private final FaultInjector faults;
   private final CRC32C crc = new CRC32C();
   /** Where new segments are encoded; under the append lock (or during open). */
   private ByteBuffer buffer = ByteBuffer.allocateDirect(0);
@@ -47,7 +51,7 @@ final class Compactor {
   private final Queue<Segment> retired = new ConcurrentLinkedQueue<>();
 
   Compactor(Path directory, String logId, long segmentBytes, SegmentIo io, LogIndex index,
-      GroupSync sync, LogCounters counters) {
+      GroupSync sync, LogCounters counters, FaultInjector faults) {
     this.directory = directory;
     this.logId = logId;
     this.segmentBytes = segmentBytes;
@@ -55,6 +59,7 @@ final class Compactor {
     this.index = index;
     this.sync = sync;
     this.counters = counters;
+    this.faults = faults;
   }
 
   /** Whether a segment with {@code size} bytes of records (written or staged) is due to roll. */
@@ -126,15 +131,15 @@ final class Compactor {
       ByteBuffer buf = buffer(INITIAL_BUFFER);
       LogFormat.putSegmentHeader(buf, crc, sequence, logId);
       LogFormat.putOwner(buf, crc, epoch);
-      int half = (entries.size() + 1) / 2;
-      putEntries(seg, entries.subList(0, half));
-      if (compaction && Faults.ENABLED && Faults.shouldCrash(CrashPoint.DURING_COMPACTION)) {
-        flush(seg);
-        seg.channel.force(false);
-        Faults.halt(CrashPoint.DURING_COMPACTION);
-      }
-      putEntries(seg, entries.subList(half, entries.size()));
+      putEntries(seg, entries);
       flush(seg);
+      if (compaction) {
+        try {
+          faults.reached(ProtocolPoint.DURING_COMPACTION.name());
+        } catch (RuntimeException e) {
+          throw new IOException("fault injected at " + ProtocolPoint.DURING_COMPACTION + ": " + e, e);
+        }
+      }
       io.force(seg);
       io.syncDirectory();
       seg.baseSize = seg.size;

@@ -74,7 +74,8 @@ public final class LogInspector {
     }
     List<LogSnapshot.Segment> segments = new ArrayList<>();
     for (LogReader.ScannedSegment s : result.segments()) {
-      segments.add(new LogSnapshot.Segment(s.file(), s.sequence(), s.size(), s.records()));
+      segments.add(
+          new LogSnapshot.Segment(s.file(), s.sequence(), s.size(), s.validEnd(), s.records()));
     }
     Map<String, LogSnapshot.Coordinator> coordinators = new TreeMap<>();
     for (CoordinatorEntry e : index.entries()) {

@@ -53,9 +53,10 @@ public record LogSnapshot(
    * @param file the file
    * @param sequence its sequence number
    * @param sizeBytes its size when read (of the last segment, zeros written ahead included)
+   * @param recordsEnd where its intact records end
    * @param records the intact records in it
    */
-  public record Segment(Path file, long sequence, long sizeBytes, long records) {}
+  public record Segment(Path file, long sequence, long sizeBytes, long recordsEnd, long records) {}
 
   /**
    * What the log holds for one coordinator.

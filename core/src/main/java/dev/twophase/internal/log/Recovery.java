@@ -1,6 +1,7 @@
 package dev.twophase.internal.log;
 
 import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.FaultInjector;
 import dev.twophase.FencedException;
 import dev.twophase.StateLogCorruptedException;
 import java.io.IOException;
@@ -30,6 +31,7 @@ final class Recovery {
   private final long segmentBytes;
   private final long preallocateBytes;
   private final Syncer syncer;
+  private final FaultInjector faults;
   private final DirectoryLock lock;
   private final LogIndex index = new LogIndex();
   private final LogHealth health;
@@ -42,11 +44,12 @@ final class Recovery {
   private Path createdSegment;
 
   private Recovery(Path directory, long segmentBytes, long preallocateBytes, Syncer syncer,
-      DirectoryLock lock) {
+      FaultInjector faults, DirectoryLock lock) {
     this.directory = directory;
     this.segmentBytes = segmentBytes;
     this.preallocateBytes = preallocateBytes;
     this.syncer = syncer;
+    this.faults = faults;
     this.lock = lock;
     this.health = new LogHealth(directory);
   }
@@ -63,7 +66,8 @@ final class Recovery {
    * @throws FatalTwoPhaseException if an I/O operation failed; the message says which and, where it
    *     can tell, what to do
    */
-  static SegmentedLog open(Path directory, long segmentBytes, long preallocateBytes, Syncer syncer) {
+  static SegmentedLog open(Path directory, long segmentBytes, long preallocateBytes, Syncer syncer,
+      FaultInjector faults) {
     Path dir = directory.toAbsolutePath().normalize();
     List<Path> createdDirectories = List.of();
     DirectoryLock lock = null;
@@ -71,7 +75,7 @@ final class Recovery {
     try {
       createdDirectories = Directories.createDurably(dir);
       lock = DirectoryLock.acquire(dir);
-      recovery = new Recovery(dir, segmentBytes, preallocateBytes, syncer, lock);
+      recovery = new Recovery(dir, segmentBytes, preallocateBytes, syncer, faults, lock);
       return recovery.recover();
     } catch (IOException e) {
       undo(e, recovery, lock, createdDirectories);
@@ -127,7 +131,7 @@ final class Recovery {
     // of its id).
     String logId = segments.isEmpty() ? LogFormat.newLogId() : scan.logId();
     io = new SegmentIo(directory, preallocateBytes, syncer, health, counters);
-    compactor = new Compactor(directory, logId, segmentBytes, io, index, sync, counters);
+    compactor = new Compactor(directory, logId, segmentBytes, io, index, sync, counters, faults);
     AppendPath appends = null;
     try {
       long epoch = Math.addExact(index.maxEpoch(), 1);
@@ -149,7 +153,7 @@ final class Recovery {
         io.force(active);
       }
       appends = new AppendPath(
-          directory, epoch, index, active, io, compactor, health, sync, counters);
+          directory, epoch, index, active, io, compactor, health, sync, counters, faults);
       appends.maybeRoll();
       if (segments.isEmpty()) {
         LOG.info("Created state log {} (log id {}) as owner epoch {}", directory, logId, epoch);

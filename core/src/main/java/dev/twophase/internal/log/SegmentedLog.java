@@ -1,6 +1,7 @@
 package dev.twophase.internal.log;
 
 import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.FaultInjector;
 import dev.twophase.FencedException;
 import dev.twophase.StateLogCorruptedException;
 import dev.twophase.StateLogStats;
@@ -61,9 +62,9 @@ public final class SegmentedLog implements AutoCloseable {
    * @throws StateLogCorruptedException if the log is damaged
    * @throws FatalTwoPhaseException if an I/O operation failed
    */
-  public static SegmentedLog open(
-      Path directory, long segmentBytes, long preallocateBytes, Syncer syncer) {
-    return Recovery.open(directory, segmentBytes, preallocateBytes, syncer);
+  public static SegmentedLog open(Path directory, long segmentBytes, long preallocateBytes,
+      Syncer syncer, FaultInjector faults) {
+    return Recovery.open(directory, segmentBytes, preallocateBytes, syncer, faults);
   }
 
   public Path directory() {

@@ -117,6 +117,16 @@ public final class TestLogs {
     }
   }
 
+  /** Writes zeros over {@code [from, to)} of {@code file}. */
+  public static void zero(Path file, long from, long to) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ByteBuffer zeros = ByteBuffer.allocate((int) (to - from));
+      for (long at = from; zeros.hasRemaining(); ) {
+        at += ch.write(zeros, at);
+      }
+    }
+  }
+
   public static void append(Path file, byte[] bytes) throws IOException {
     Files.write(file, bytes, StandardOpenOption.APPEND);
   }

@@ -2,7 +2,6 @@ package dev.twophase.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.twophase.FileStateLog;
 import dev.twophase.StateLogCorruptedException;
 import dev.twophase.StateLogSnapshot;
@@ -196,25 +195,9 @@ public final class StateLogTool {
     return result;
   }
 
-  /**
-   * Decodes a coordinator's state. A state of a newer format is named as such before the codec,
-   * which reads only the fields it knows, would call it unreadable.
-   */
+  /** Decodes a coordinator's state (a state of another format says which). */
   private static CoordinatorRecord decode(String coordinatorId, StateLogSnapshot.State state) {
-    String origin = "the state of coordinator '" + coordinatorId + "'";
-    byte[] payload = state.payload();
-    JsonNode format = null;
-    try {
-      format = StateCodec.mapper().readTree(payload).get("format");
-    } catch (Exception notJson) {
-      // the codec reports it
-    }
-    if (format != null && format.canConvertToInt() && format.asInt() > StateCodec.FORMAT) {
-      throw new TwoPhaseException(origin + " has format " + format.asInt() + ": it was written by a"
-          + " newer version of twophase (this version reads format " + StateCodec.FORMAT + ");"
-          + " inspect the log with that version");
-    }
-    return StateCodec.decode(payload, origin);
+    return StateCodec.decode(state.payload(), "the state of coordinator '" + coordinatorId + "'");
   }
 
   private String age(long sinceMillis) {

@@ -28,7 +28,8 @@ import java.util.zip.CRC32C;
  *   offset 28  int      CRC32C of bytes 0..27
  * </pre>
  * The magic and the version field keep their place in every format version, so that a reader
- * can tell a segment of a newer version from a damaged one. The log id is chosen at random when
+ * can tell a segment of a newer version from a damaged one. A format that adds record types or
+ * fields raises the version, so an unknown record type in a segment of this version is damage. The log id is chosen at random when
  * the log's first segment is created and copied into every later segment (see {@link #newLogId}).
  *
  * <h2>Record (12-byte frame + body)</h2>

@@ -151,7 +151,7 @@ final class LogReader {
           recordCrc = frame.getInt();
           if (LogFormat.lengthCrc(crc, len) != lenCrc) {
             problem = "record length checksum mismatch";
-          } else if (len < 1 || len > LogFormat.MAX_BODY_LENGTH) {
+          } else if (len < 2 || len > LogFormat.MAX_BODY_LENGTH) {
             problem = "invalid record length " + len;
           } else if (len > avail - LogFormat.RECORD_HEADER_SIZE) {
             lengthTrusted = true;

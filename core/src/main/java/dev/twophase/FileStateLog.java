@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.internal.log.CoordinatorEntry;
 import dev.twophase.internal.log.LogInspector;
 import dev.twophase.internal.log.LogSnapshot;
@@ -66,6 +67,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Thread-safe. The views returned by {@link #open(String)} are thread-safe too.
  */
+@PublicEvolving
 public final class FileStateLog implements StateLog {
 
   /** Default {@link Builder#segmentBytes(long)}: 16 MiB. */

@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * The coordinator's durable, append-only record of checkpoints; it replaces Flink's
  * {@code ListState}. One log serves many coordinators of one process (one per input partition or
@@ -23,6 +25,7 @@ package dev.twophase;
  *   <li>An append by an owner that has been superseded fails with {@link FencedException}.
  * </ul>
  */
+@PublicEvolving
 public interface StateLog extends AutoCloseable {
 
   /**

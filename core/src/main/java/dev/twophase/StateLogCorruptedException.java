@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.nio.file.Path;
 
 /**
@@ -11,6 +12,7 @@ import java.nio.file.Path;
  * cut the last segment at {@link #offset()} and check the participants before resuming);
  * docs/state-log.md, "Torn tail or corruption", has the details.
  */
+@PublicEvolving
 public class StateLogCorruptedException extends FatalTwoPhaseException {
 
   private static final long serialVersionUID = 1L;

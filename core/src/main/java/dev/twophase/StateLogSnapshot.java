@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
@@ -17,6 +18,7 @@ import java.util.Optional;
  * tests; for example, a crash test models a power loss in the middle of the last append by
  * cutting the file inside the coordinator's last STATE record.
  */
+@PublicEvolving
 public final class StateLogSnapshot {
 
   private final Path directory;

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Objects;
 
 /**
@@ -19,6 +20,7 @@ import java.util.Objects;
  * snapshot as a whole is not (an append in progress may be counted in one field and not yet in
  * another).
  */
+@PublicEvolving
 public final class StateLogStats {
 
   private static final StateLogStats EMPTY = new StateLogStats(0, 0, 0, 0, 0, 0, 0);

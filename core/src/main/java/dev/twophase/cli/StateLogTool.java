@@ -1,5 +1,6 @@
 package dev.twophase.cli;
 
+import dev.twophase.annotation.PublicEvolving;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.twophase.FileStateLog;
@@ -43,6 +44,7 @@ import java.util.List;
  * offset) or a state cannot be decoded, 2 on bad usage, an unreadable directory or a directory
  * that holds no state log.
  */
+@PublicEvolving
 public final class StateLogTool {
 
   private final PrintStream out;

@@ -1,5 +1,6 @@
 package dev.twophase.testing;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.FencedException;
 import dev.twophase.StateLog;
 import dev.twophase.StoredState;
@@ -20,6 +21,7 @@ import java.util.Set;
  *
  * <p>Nothing here is durable across JVMs; use {@link dev.twophase.FileStateLog} for that.
  */
+@PublicEvolving
 public final class InMemoryStateLog implements StateLog {
 
   /** What the "disk" holds, shared by every owner of this log. */

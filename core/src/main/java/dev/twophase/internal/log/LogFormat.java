@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.annotation.Internal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -92,6 +93,7 @@ import java.util.zip.CRC32C;
  * those there are the start of a header for this sequence number and this log) holds nothing and
  * is dropped; the same in a segment that is not the last one is damage.
  */
+@Internal
 public final class LogFormat {
 
   /** Magic bytes at the start of every segment. */

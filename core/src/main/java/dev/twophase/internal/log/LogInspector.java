@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.StateLogCorruptedException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,6 +21,7 @@ import java.util.TreeMap;
  * segment is reported as {@link LogSnapshot#tailInProgress()}, not cut off and not an error; if
  * the owner compacts or cuts a tail while it reads, it reads again (up to 10 times).
  */
+@Internal
 public final class LogInspector {
 
   private static final int ATTEMPTS = 10;

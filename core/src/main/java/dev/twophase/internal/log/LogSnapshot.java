@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.annotation.Internal;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Collections;
@@ -22,6 +23,7 @@ import java.util.TreeMap;
  *     append in progress, or a torn write the next owner will cut off), if any; zeros after the
  *     last record are space the owner wrote ahead of its appends, not a tail in progress
  */
+@Internal
 public record LogSnapshot(
     Path directory,
     String logId,

@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FaultInjector;
 import dev.twophase.FencedException;
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link LogHealth}: closed, or unusable after a failed write or sync.
  * </ul>
  */
+@Internal
 public final class SegmentedLog implements AutoCloseable {
 
   /**

@@ -92,8 +92,10 @@ public final class FileStateLog implements StateLog {
    * Opens the log in {@code directory} with default settings, creating the directory if needed.
    *
    * @throws FencedException if another owner has the directory open
-   * @throws StateLogCorruptedException if the log is damaged
-   * @throws FatalTwoPhaseException if the directory cannot be read or written
+   * @throws StateLogCorruptedException if the log is damaged; the message says what to do
+   * @throws FatalTwoPhaseException if the directory cannot be created, read or written (a file
+   *     where it should be, no permission, a full or failing disk); the message says which. A
+   *     failed open releases all it took and removes what it created
    */
   public static FileStateLog open(Path directory) {
     return builder(directory).build();
@@ -227,8 +229,10 @@ public final class FileStateLog implements StateLog {
      * owner epoch.
      *
      * @throws FencedException if another owner has the directory open
-     * @throws StateLogCorruptedException if the log is damaged
-     * @throws FatalTwoPhaseException if the directory cannot be read or written
+     * @throws StateLogCorruptedException if the log is damaged; the message says what to do
+     * @throws FatalTwoPhaseException if the directory cannot be created, read or written (a file
+     *     where it should be, no permission, a full or failing disk); the message says which. A
+     *     failed open releases all it took and removes what it created
      */
     public FileStateLog build() {
       return new FileStateLog(

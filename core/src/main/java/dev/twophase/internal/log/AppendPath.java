@@ -127,8 +127,8 @@ final class AppendPath {
         throw health.fail(e, entry, checkpointId, "write");
       }
       entry.setState(checkpointId, epoch, owned);
-      counters.stateAppends.incrementAndGet();
-      counters.appendedBytes.addAndGet(size);
+      LogCounters.add(counters.stateAppends, 1);
+      LogCounters.add(counters.appendedBytes, size);
       seq = recordWritten(entry, checkpointId, true);
     } finally {
       appendLock.unlock();
@@ -156,8 +156,8 @@ final class AppendPath {
         throw health.fail(e, entry, checkpointId, "write of a completion mark");
       }
       entry.complete(checkpointId, epoch);
-      counters.completionMarks.incrementAndGet();
-      counters.appendedBytes.addAndGet(size);
+      LogCounters.add(counters.completionMarks, 1);
+      LogCounters.add(counters.appendedBytes, size);
       recordWritten(entry, checkpointId, false);
     } finally {
       appendLock.unlock();

@@ -130,6 +130,10 @@ final class Recovery {
     // never completely written was deleted just now: its open never returned, so nobody learned
     // of its id).
     String logId = segments.isEmpty() ? LogFormat.newLogId() : scan.logId();
+    if (logId == null) { // every segment with a header has one: the reader reports anything else
+      throw new StateLogCorruptedException("the log has segments but no segment header with its"
+          + " log id; nothing was changed", segments.get(0).file(), 0);
+    }
     io = new SegmentIo(directory, preallocateBytes, syncer, health, counters);
     compactor = new Compactor(directory, logId, segmentBytes, io, index, sync, counters, faults);
     AppendPath appends = null;

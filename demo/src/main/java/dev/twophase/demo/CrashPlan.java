@@ -18,26 +18,29 @@ import java.util.Random;
  *   <li>{@code none}: no crash, one JVM.
  * </ul>
  *
- * <p>The points are the coordinator's {@link ProtocolPoint}s. The job's four sinks are pre-committed
- * and committed in the order {@link DemoJob#SINKS}, so {@code BETWEEN_PRE_COMMITS} and {@code
- * BETWEEN_COMMITS} are reached three times per checkpoint (after the first sink, the second, the
- * third), the others once; {@code DURING_RECOVERY_COMMIT} once per transaction that recovery
- * commits.
+ * <p>The points are the {@link ProtocolPoint}s, which the coordinator and the state log report to
+ * the job's fault injector. The job's four sinks are pre-committed and committed in the order
+ * {@link DemoJob#SINKS}, so {@code BETWEEN_PRE_COMMITS} and {@code BETWEEN_COMMITS} are reached
+ * three times per checkpoint (after the first sink, the second, the third), the others once;
+ * {@code DURING_RECOVERY_COMMIT} once per transaction that recovery commits; {@code
+ * DURING_LOG_APPEND} once per synced append, the first of which is the start-up record (so
+ * checkpoint n's decision is hit n + 1); {@code DURING_COMPACTION} once per compaction of the
+ * state log.
  */
 record CrashPlan(List<Crash> crashes, String origin) {
 
-  /** The points the coordinator reports to the job's fault injector. */
-  static final List<ProtocolPoint> POINTS = List.of(
+  /** Points reached while a job runs from a fresh state log: those {@code random} picks from. */
+  static final List<ProtocolPoint> IN_RUN = List.of(
       ProtocolPoint.BEFORE_PRE_COMMIT,
       ProtocolPoint.BETWEEN_PRE_COMMITS,
       ProtocolPoint.AFTER_PRE_COMMITS,
+      ProtocolPoint.DURING_LOG_APPEND,
       ProtocolPoint.AFTER_LOG_APPEND,
       ProtocolPoint.BETWEEN_COMMITS,
-      ProtocolPoint.AFTER_COMMITS,
-      ProtocolPoint.DURING_RECOVERY_COMMIT);
+      ProtocolPoint.AFTER_COMMITS);
 
-  /** Points reached while a job runs from a fresh state log: those {@code random} picks from. */
-  static final List<ProtocolPoint> IN_RUN = POINTS.subList(0, 6);
+  /** State log segment size that makes compaction happen every few checkpoints. */
+  static final long SMALL_SEGMENT_BYTES = 4096;
 
   /** Hits of a BETWEEN_* point per checkpoint: one between each two sinks. */
   static final int PAIRS = DemoJob.SINKS.size() - 1;
@@ -56,7 +59,15 @@ record CrashPlan(List<Crash> crashes, String origin) {
 
     /** The checkpoint the crash lands in, for a JVM that starts on a fresh state log. */
     long checkpoint() {
+      if (point == ProtocolPoint.DURING_LOG_APPEND) {
+        return hit - 1; // the first synced append is the start-up record
+      }
       return between() ? (hit - 1) / PAIRS + 1 : hit;
+    }
+
+    /** A kill inside a state log write, after which the demo tears the log as a power loss could. */
+    boolean inLogWrite() {
+      return point == ProtocolPoint.DURING_LOG_APPEND || point == ProtocolPoint.DURING_COMPACTION;
     }
 
     /** For a BETWEEN_* point: how many sinks are done (pre-committed or committed) at the crash. */
@@ -66,7 +77,7 @@ record CrashPlan(List<Crash> crashes, String origin) {
 
     /** What the crash means in the protocol, for a JVM that starts on a fresh state log or not. */
     String meaning(boolean freshLog) {
-      if (!freshLog && point != ProtocolPoint.DURING_RECOVERY_COMMIT) {
+      if (!freshLog && point != ProtocolPoint.DURING_RECOVERY_COMMIT && point != ProtocolPoint.DURING_COMPACTION) {
         return "the " + ordinal(hit) + " time this JVM reaches " + point;
       }
       long n = checkpoint();
@@ -81,6 +92,11 @@ record CrashPlan(List<Crash> crashes, String origin) {
         case AFTER_PRE_COMMITS -> "all four sinks pre-committed checkpoint " + n + " (files fsynced, the "
             + "database transaction prepared, the Kafka transaction flushed; all invisible) and began the "
             + "next transactions; the decision is not logged yet: undecided";
+        case DURING_LOG_APPEND -> n == 0
+            ? "the start-up record is written to the state log, not yet synced; then the log is cut "
+                + "inside it, as a power loss could leave it: nothing decided"
+            : "checkpoint " + n + "'s decision record is written to the state log, not yet synced; "
+                + "then the log is cut inside it, as a power loss could leave it (a torn record): undecided";
         case AFTER_LOG_APPEND -> "checkpoint " + n + "'s decision is durable in the state log, nothing of "
             + "it committed yet: decided, invisible";
         case BETWEEN_COMMITS -> String.join(", ", done) + " committed checkpoint " + n + ", "
@@ -90,7 +106,8 @@ record CrashPlan(List<Crash> crashes, String origin) {
             + "written: decided, visible";
         case DURING_RECOVERY_COMMIT -> "start-up recovery, after it committed the " + ordinal(hit)
             + " recovered transaction";
-        default -> point.toString();
+        case DURING_COMPACTION -> "the " + ordinal(hit) + " compaction of the state log, its new segment "
+            + "written, not yet synced; then that segment is cut, as a power loss could leave it";
       };
     }
   }
@@ -115,6 +132,8 @@ record CrashPlan(List<Crash> crashes, String origin) {
       long hit = checkpoint;
       if (point == ProtocolPoint.BETWEEN_PRE_COMMITS || point == ProtocolPoint.BETWEEN_COMMITS) {
         hit = (checkpoint - 1) * PAIRS + 1 + random.nextInt(PAIRS);
+      } else if (point == ProtocolPoint.DURING_LOG_APPEND) {
+        hit = checkpoint + 1; // checkpoint's decision, not the start-up record
       }
       return new CrashPlan(List.of(new Crash(point, hit)), "random, seed " + seed);
     }
@@ -123,9 +142,13 @@ record CrashPlan(List<Crash> crashes, String origin) {
       String p = part.trim();
       int colon = p.indexOf(':');
       String name = (colon < 0 ? p : p.substring(0, colon)).trim().toUpperCase(Locale.ROOT);
-      ProtocolPoint point = POINTS.stream().filter(x -> x.name().equals(name)).findFirst()
-          .orElseThrow(() -> new IllegalArgumentException("--crash-at: unknown crash point '" + name + "'; one of "
-              + POINTS + ", 'random' or 'none'"));
+      ProtocolPoint point;
+      try {
+        point = ProtocolPoint.valueOf(name);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--crash-at: unknown crash point '" + name + "'; one of "
+            + List.of(ProtocolPoint.values()) + ", 'random' or 'none'");
+      }
       long hit;
       if (colon >= 0) {
         try {
@@ -140,7 +163,9 @@ record CrashPlan(List<Crash> crashes, String origin) {
         hit = switch (point) {
           // In the middle checkpoint, between the file sinks and the others.
           case BETWEEN_PRE_COMMITS, BETWEEN_COMMITS -> (middle - 1) * PAIRS + 2;
+          case DURING_LOG_APPEND -> middle + 1;
           case DURING_RECOVERY_COMMIT -> 1;
+          case DURING_COMPACTION -> 2;
           default -> middle;
         };
       }
@@ -151,6 +176,10 @@ record CrashPlan(List<Crash> crashes, String origin) {
       crashes.add(new Crash(point, hit));
     }
     return new CrashPlan(List.copyOf(crashes), "--crash-at " + spec);
+  }
+
+  boolean compacts() {
+    return crashes.stream().anyMatch(c -> c.point() == ProtocolPoint.DURING_COMPACTION);
   }
 
   private static String ordinal(long n) {

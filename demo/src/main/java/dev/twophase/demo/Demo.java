@@ -2,6 +2,8 @@ package dev.twophase.demo;
 
 import dev.twophase.FileStateLog;
 import dev.twophase.ProtocolPoint;
+import dev.twophase.StateLogSnapshot;
+import dev.twophase.testing.PowerLoss;
 import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import java.io.BufferedReader;
 import java.io.File;
@@ -181,11 +183,13 @@ public final class Demo {
           + "                the jobs run in other JVMs, so killing them leaves the broker up%n",
           broker.bootstrapServers(), TopicSink.TOPIC, seconds(Duration.ofNanos(System.nanoTime() - brokerStart)));
       out.flush();
-      return run(plan, work, broker.bootstrapServers(), stopper, start);
+      long segmentBytes = plan.compacts() ? CrashPlan.SMALL_SEGMENT_BYTES : FileStateLog.DEFAULT_SEGMENT_BYTES;
+      return run(plan, work, broker.bootstrapServers(), segmentBytes, stopper, start);
     }
   }
 
-  private Result run(CrashPlan plan, Path work, String bootstrapServers, Stopper stopper, long start)
+  private Result run(CrashPlan plan, Path work, String bootstrapServers, long segmentBytes, Stopper stopper,
+      long start)
       throws IOException, InterruptedException {
     long n = options.records();
     List<ChildRun> children = new ArrayList<>();
@@ -200,13 +204,16 @@ public final class Demo {
       out.println("[" + number + "/" + steps + "] jvm " + number + ": "
           + (i == 0 ? "the job, from a fresh state log" : "the same job, recovering")
           + ", to be killed at " + crash.spec());
-      ChildRun child = runChild(number, crash.spec(), work, bootstrapServers, stopper);
+      ChildRun child = runChild(number, crash.spec(), work, bootstrapServers, segmentBytes, stopper);
       children.add(child);
       killedLast = child.killed();
       if (child.killed()) {
         String where = i == 0 || crash.point() == ProtocolPoint.DURING_RECOVERY_COMMIT ? " " + where(crash) : "";
         out.printf("jvm %d killed at %s (exit %d: SIGKILL)%s, %.1f s%n", number, child.killedAt(),
             child.exitCode(), where, seconds(child.took()));
+        if (crash.inLogWrite()) {
+          powerLoss(crash.point(), work);
+        }
         afterCrash(work, bootstrapServers, leftInProgress);
       } else if (child.succeeded()) {
         out.println("jvm " + number + " ran to the end without reaching " + crash.spec()
@@ -224,7 +231,7 @@ public final class Demo {
       out.println("[" + number + "/" + steps + "] jvm " + number + ": "
           + (children.isEmpty() ? "the job, from a fresh state log, no crash"
               : "the same job, no crash: recovers, then runs to the end"));
-      ChildRun child = runChild(number, null, work, bootstrapServers, stopper);
+      ChildRun child = runChild(number, null, work, bootstrapServers, segmentBytes, stopper);
       children.add(child);
       if (child.succeeded()) {
         out.printf("jvm %d exited 0, %.1f s%n", number, seconds(child.took()));
@@ -287,6 +294,21 @@ public final class Demo {
     if (problems.isEmpty() && (finishedRecords != n || finishedCheckpoint != expectedCheckpoints)) {
       problems.add("the last JVM did not report finishing all " + n + " records with checkpoint " + expectedCheckpoints);
     }
+    StateLogSnapshot.Coordinator logged = null;
+    try {
+      logged = FileStateLog.inspect(DemoJob.stateDir(work)).coordinator(DemoJob.COORDINATOR).orElse(null);
+    } catch (RuntimeException e) {
+      problems.add("cannot read the state log: " + e);
+    }
+    if (logged != null) {
+      long lastLogged = logged.lastState().map(StateLogSnapshot.State::checkpointId).orElse(0L);
+      out.println("  state log:   last decided checkpoint " + lastLogged + ", completion mark "
+          + logged.lastCompletedCheckpointId() + " (FileStateLog.inspect)");
+      if (problems.isEmpty() && (lastLogged != expectedCheckpoints || logged.lastCompletedCheckpointId() != lastLogged)) {
+        problems.add("the state log's last checkpoint is " + lastLogged + " with completion mark "
+            + logged.lastCompletedCheckpointId() + ", not " + expectedCheckpoints + " committed");
+      }
+    }
     List<String> resumed = children.stream().filter(c -> c.restoredPosition() >= 0)
         .map(c -> "jvm " + c.number() + " at record " + c.restoredPosition()).toList();
     if (!resumed.isEmpty()) {
@@ -328,15 +350,36 @@ public final class Demo {
           "in checkpoint " + cp + ", after " + at + " records";
       case BETWEEN_COMMITS, AFTER_COMMITS -> "while committing checkpoint " + cp + " (decided after " + at
           + " records; the job's other threads went on until the kill)";
+      case DURING_LOG_APPEND -> cp == 0 ? "while writing the start-up record"
+          : "while writing checkpoint " + cp + "'s decision, after " + at + " records";
       case DURING_RECOVERY_COMMIT -> "during recovery";
-      default -> "";
+      case DURING_COMPACTION -> "during a compaction of the state log";
     };
   }
 
   // ------------------------------------------------------------------ what a killed JVM left
 
+  /**
+   * A killed process's writes survive in the page cache: a record it was writing is whole on disk.
+   * A power loss at the same moment may keep only part of it, and that is what the log must
+   * survive; so after a kill inside a log write, the demo cuts the log as a power loss could.
+   */
+  private void powerLoss(ProtocolPoint point, Path work) throws IOException {
+    Path state = DemoJob.stateDir(work);
+    if (point == ProtocolPoint.DURING_LOG_APPEND) {
+      boolean cut = PowerLoss.tearLastAppend(state);
+      out.println("parent: " + (cut ? "cut the state log in the middle of its newest record (PowerLoss.tearLastAppend), "
+          + "as a power loss during that write could leave it" : "no state record to cut"));
+    } else {
+      PowerLoss.tearLastSegment(state);
+      out.println("parent: cut the state log's newest segment in the middle (PowerLoss.tearLastSegment), as a "
+          + "power loss during the compaction could leave it");
+    }
+  }
+
   private void afterCrash(Path work, String bootstrapServers, Set<Path> leftInProgress) {
     out.println("what the killed JVM left behind:");
+    out.printf("  %-7s %s%n", "log:", describeLog(work));
     for (String sink : List.of(DemoJob.ORDERS, DemoJob.LEDGER)) {
       FileSinks.Listing listing = FileSinks.list(DemoJob.sinkDir(work, sink));
       out.printf("  %-7s %s%n", sink + ":", listing.describe());
@@ -353,6 +396,24 @@ public final class Demo {
       out.printf("  %-7s cannot read the Kafka topic: %s%n", DemoJob.TOPIC + ":", e);
     }
     out.flush();
+  }
+
+  /** The state log as {@link FileStateLog#inspect} reads it, without taking it over. */
+  private static String describeLog(Path work) {
+    StateLogSnapshot log;
+    try {
+      log = FileStateLog.inspect(DemoJob.stateDir(work));
+    } catch (RuntimeException e) {
+      return "cannot read the state log: " + e;
+    }
+    String torn = log.tailInProgress().isPresent() ? "; a torn record at the end, which the next owner cuts off" : "";
+    StateLogSnapshot.Coordinator c = log.coordinator(DemoJob.COORDINATOR).orElse(null);
+    long decided = c == null ? 0 : c.lastState().map(StateLogSnapshot.State::checkpointId).orElse(0L);
+    if (decided == 0) {
+      return "no checkpoint decided" + torn;
+    }
+    return "last decided checkpoint " + decided + ", completion mark " + c.lastCompletedCheckpointId()
+        + " (committed everywhere up to there)" + torn;
   }
 
   private void reportInProgressFate(Path work, Set<Path> leftInProgress) {
@@ -385,7 +446,8 @@ public final class Demo {
 
   // ------------------------------------------------------------------ child JVMs
 
-  private ChildRun runChild(int number, String crashAt, Path work, String bootstrapServers, Stopper stopper)
+  private ChildRun runChild(int number, String crashAt, Path work, String bootstrapServers, long segmentBytes,
+      Stopper stopper)
       throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -400,7 +462,7 @@ public final class Demo {
     cmd.add(Long.toString(options.records()));
     cmd.add(Integer.toString(options.checkpointEvery()));
     cmd.add(Integer.toString(options.partRecords()));
-    cmd.add(Long.toString(FileStateLog.DEFAULT_SEGMENT_BYTES));
+    cmd.add(Long.toString(segmentBytes));
     cmd.add(bootstrapServers);
     cmd.add(crashAt == null ? "none" : crashAt);
 

@@ -40,8 +40,8 @@ import java.util.regex.Pattern;
  * <p>Every run is the same program: a fresh state log means start at record 0; a log left by a
  * killed run means recover (commit what was decided, abort what was not) and resume at the
  * position stored with the last decided checkpoint. A crash spec {@code POINT:HIT} arms the job's
- * {@link WaitForKill} fault injector, which stops the job at that protocol point for its parent
- * to kill it.
+ * {@link WaitForKill} fault injector (given to the coordinator and to the state log), which stops
+ * the job at that protocol point for its parent to kill it.
  *
  * <p>Arguments: {@code <work dir> <records> <checkpoint every> <records per part file>
  * <state log segment bytes> <Kafka bootstrap servers> <crash spec or none>}. Prints one line per
@@ -106,7 +106,8 @@ public final class DemoJob {
     RecoveryCounter recovery = new RecoveryCounter(out);
     AtomicLong committedUpTo = new AtomicLong();
 
-    try (FileStateLog log = FileStateLog.builder(stateDir(work)).segmentBytes(segmentBytes).build()) {
+    // The log reports its own points (DURING_LOG_APPEND, DURING_COMPACTION) to the same injector.
+    try (FileStateLog log = FileStateLog.builder(stateDir(work)).segmentBytes(segmentBytes).faultInjector(faults).build()) {
       FileParticipant<Orders.Order> orders = FileSinks.orders(sinkDir(work, ORDERS), partRecords);
       FileParticipant<CharSequence> ledger = FileSinks.ledger(sinkDir(work, LEDGER), partRecords);
       JdbcParticipant<Orders.Order> table = TableSink.participant(sinkDir(work, TABLE));

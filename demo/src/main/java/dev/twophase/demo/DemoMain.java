@@ -25,8 +25,9 @@ public final class DemoMain {
       "  --crash-at SPEC          POINT or POINT:HIT, where the first JVM is killed (default AFTER_LOG_APPEND",
       "                           in the middle of the run); a comma list for one kill per JVM, e.g.",
       "                           AFTER_LOG_APPEND,DURING_RECOVERY_COMMIT:1; 'random'; or 'none'. Points:",
-      "                           BEFORE_PRE_COMMIT BETWEEN_PRE_COMMITS AFTER_PRE_COMMITS AFTER_LOG_APPEND",
-      "                           BETWEEN_COMMITS AFTER_COMMITS DURING_RECOVERY_COMMIT",
+      "                           BEFORE_PRE_COMMIT BETWEEN_PRE_COMMITS AFTER_PRE_COMMITS DURING_LOG_APPEND",
+      "                           AFTER_LOG_APPEND BETWEEN_COMMITS AFTER_COMMITS DURING_RECOVERY_COMMIT",
+      "                           DURING_COMPACTION",
       "  --seed S                 seed for --crash-at random (default: printed, from the clock)",
       "  --child-timeout SECONDS  kill a child JVM that runs longer (default 600)",
       "  --help                   this text");

@@ -6,7 +6,8 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The job's {@link FaultInjector}: the {@code hit}-th time the coordinator reaches {@code point},
+ * The job's {@link FaultInjector}: the {@code hit}-th time the coordinator or the state log
+ * reaches {@code point},
  * it prints {@value #ANNOUNCEMENT}{@code POINT:HIT} on standard output and waits there for good.
  * The demo's parent reads the job's output and, on that line, kills the JVM with {@code SIGKILL}
  * ({@link Process#destroyForcibly()}), as {@code kill -9} would: no shutdown hook, no flush, no
@@ -14,7 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * committer thread, the Kafka producers' I/O threads) run on until the signal lands.
  *
  * <p>This is how a user crash-tests an application of their own: pass an injector to {@code
- * CoordinatorConfig.Builder.faultInjector} and stop the process from outside.
+ * CoordinatorConfig.Builder.faultInjector} (and {@code FileStateLog.Builder.faultInjector}) and
+ * stop the process from outside.
  */
 final class WaitForKill implements FaultInjector {
 

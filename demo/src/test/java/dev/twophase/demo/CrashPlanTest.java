@@ -17,6 +17,14 @@ class CrashPlanTest {
         CrashPlan.parse("AFTER_LOG_APPEND", 200_000, 10_000, 1).crashes());
     assertEquals(List.of(new CrashPlan.Crash(ProtocolPoint.BEFORE_PRE_COMMIT, 10)),
         CrashPlan.parse("before_pre_commit", 200_000, 10_000, 1).crashes());
+    // The log's first synced append is the start-up record: hit 11 is checkpoint 10's decision.
+    CrashPlan.Crash torn = CrashPlan.parse("during_log_append", 200_000, 10_000, 1).crashes().get(0);
+    assertEquals(11, torn.hit());
+    assertEquals(10, torn.checkpoint());
+    assertTrue(torn.inLogWrite());
+    CrashPlan compaction = CrashPlan.parse("DURING_COMPACTION", 200_000, 10_000, 1);
+    assertEquals(2, compaction.crashes().get(0).hit());
+    assertTrue(compaction.compacts());
   }
 
   @Test

@@ -32,6 +32,7 @@ class DemoIT {
       "AFTER_LOG_APPEND",                         // decided, nothing committed: recoverAndCommit
       "BEFORE_PRE_COMMIT",                        // undecided, written but not prepared: aborted
       "BETWEEN_COMMITS",                          // visible in the file sinks only until recovery
+      "DURING_LOG_APPEND",                        // the decision torn as by a power loss: undecided
       "AFTER_LOG_APPEND,DURING_RECOVERY_COMMIT:1" // a kill during recovery, recovered again
   })
   void killRecoverAndVerify(String crashAt) throws Exception {

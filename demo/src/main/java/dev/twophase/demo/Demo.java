@@ -127,6 +127,15 @@ public final class Demo {
     }
   }
 
+  /** The run was stopped from outside (Ctrl-C, SIGTERM): the child JVM was killed, the broker stopped. */
+  public static final class StoppedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    StoppedException() {
+      super("the demo was stopped: the running job was killed and the broker stopped");
+    }
+  }
+
   /** What a demo run found. */
   public record Result(
       boolean ok, Path workDir, List<ChildRun> children, List<SinkCheck> checks, long finishedCheckpoint,
@@ -205,6 +214,7 @@ public final class Demo {
           + (i == 0 ? "the job, from a fresh state log" : "the same job, recovering")
           + ", to be killed at " + crash.spec());
       ChildRun child = runChild(number, crash.spec(), work, bootstrapServers, segmentBytes, stopper);
+      stopper.ensureRunning();
       children.add(child);
       killedLast = child.killed();
       if (child.killed()) {
@@ -232,6 +242,7 @@ public final class Demo {
           + (children.isEmpty() ? "the job, from a fresh state log, no crash"
               : "the same job, no crash: recovers, then runs to the end"));
       ChildRun child = runChild(number, null, work, bootstrapServers, segmentBytes, stopper);
+      stopper.ensureRunning();
       children.add(child);
       if (child.succeeded()) {
         out.printf("jvm %d exited 0, %.1f s%n", number, seconds(child.took()));
@@ -584,9 +595,9 @@ public final class Demo {
       child = null;
     }
 
-    private void ensureRunning() {
+    synchronized void ensureRunning() {
       if (stopped) {
-        throw new IllegalStateException("the demo is stopping");
+        throw new StoppedException();
       }
     }
 

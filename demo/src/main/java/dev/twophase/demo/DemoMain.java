@@ -56,6 +56,9 @@ public final class DemoMain {
       System.err.println("error: " + e.getMessage());
       System.exit(2);
       return;
+    } catch (Demo.StoppedException e) {
+      System.err.println(e.getMessage());
+      return; // the JVM is exiting already
     } catch (Exception e) { // the broker did not start, the work directory cannot be written, ...
       System.err.println("exactly-once: not checked, the demo failed: " + e);
       e.printStackTrace();

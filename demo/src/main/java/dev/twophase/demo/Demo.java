@@ -281,7 +281,7 @@ public final class Demo {
     }
     for (SinkCheck c : checks) {
       if (c.sample() != null) {
-        out.println("  e.g. " + c.sink() + ": " + c.sample());
+        out.printf("  e.g. %-7s %s%n", c.sink() + ":", c.sample());
       }
     }
 

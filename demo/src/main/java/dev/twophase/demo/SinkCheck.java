@@ -61,16 +61,16 @@ public record SinkCheck(
       }
       if (id < 0 || id >= seen.length) {
         unexpected++;
-        example("unexpected record in " + where + ": " + text);
+        example("unexpected record (" + where + "): " + text);
         return;
       }
       int i = (int) id;
       if (seen[i] > 0) {
         duplicates++;
-        example("duplicate of record " + id + " in " + where);
+        example("duplicate of record " + id + " (" + where + ")");
       } else if (!matches) {
         unexpected++;
-        example("record " + id + " differs from the input in " + where + ": " + text);
+        example("record " + id + " differs from the input (" + where + "): " + text);
       }
       if (seen[i] < Byte.MAX_VALUE) {
         seen[i]++;

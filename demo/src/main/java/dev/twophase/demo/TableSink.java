@@ -88,7 +88,7 @@ final class TableSink {
           Orders.Order expected = id >= 0 && id < n ? Orders.order(id) : null;
           boolean matches = expected != null && customer.equals(expected.customer())
               && amount.equals(expected.amount().toPlainString());
-          tally.record(expected == null ? -1 : id, matches, "table " + TABLE, id + "," + customer + "," + amount);
+          tally.record(expected == null ? -1 : id, matches, "row", id + "," + customer + "," + amount);
         }
       }
       prepared = inDoubt(s);

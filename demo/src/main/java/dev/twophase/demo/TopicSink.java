@@ -72,7 +72,7 @@ final class TopicSink {
         : ReadCommitted.visibleNow(bootstrapServers, TOPIC, TIMEOUT);
     SinkCheck.Tally tally = new SinkCheck.Tally(n);
     for (String value : values) {
-      FileSinks.recordJson(tally, "topic " + TOPIC, value);
+      FileSinks.recordJson(tally, "value", value);
     }
     return tally.result(DemoJob.TOPIC, "Kafka topic " + TOPIC + ", read_committed", open, "open transactions");
   }

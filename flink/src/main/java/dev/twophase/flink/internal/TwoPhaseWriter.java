@@ -10,6 +10,7 @@ import java.util.List;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.metrics.Counter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,8 @@ public final class TwoPhaseWriter<IN>
   private final int subtask;
   private final String lineage;
   private final long epoch;
+  /** Flink's numRecordsSend: the sink's input records written (each once, whatever the participants). */
+  private final Counter recordsSent;
   /** Each slot's encoded context, or null: contexts do not change after the start. */
   private final byte[][] encodedContexts;
 
@@ -64,8 +67,9 @@ public final class TwoPhaseWriter<IN>
   private boolean closed;
 
   private TwoPhaseWriter(SinkSpec spec, List<WriterSlot> slots, int subtask, String lineage, long epoch,
-      long restoredCheckpointId) throws Exception {
+      long restoredCheckpointId, Counter recordsSent) throws Exception {
     this.sinkId = spec.sinkId();
+    this.recordsSent = recordsSent;
     this.slots = slots.toArray(new WriterSlot[0]);
     this.subtask = subtask;
     this.lineage = lineage;
@@ -101,7 +105,8 @@ public final class TwoPhaseWriter<IN>
         slots.add(newSlot(spec, p, lineage));
       }
       new WriterRecovery(spec, slots, epoch, restoredCheckpointId, subtask).run(states);
-      TwoPhaseWriter<IN> writer = new TwoPhaseWriter<>(spec, slots, subtask, lineage, epoch, restoredCheckpointId);
+      TwoPhaseWriter<IN> writer = new TwoPhaseWriter<>(spec, slots, subtask, lineage, epoch, restoredCheckpointId,
+          context.metricGroup().getNumRecordsSendCounter());
       writer.beginAll();
       return writer;
     } catch (Exception | Error e) {
@@ -131,6 +136,7 @@ public final class TwoPhaseWriter<IN>
     for (WriterSlot slot : slots) {
       slot.write(element);
     }
+    recordsSent.inc();
   }
 
   @Override

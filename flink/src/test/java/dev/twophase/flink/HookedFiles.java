@@ -1,0 +1,99 @@
+package dev.twophase.flink;
+
+import dev.twophase.AbortOutcome;
+import dev.twophase.Codec;
+import dev.twophase.CommitOutcome;
+import dev.twophase.Participant;
+import dev.twophase.RecordWriter;
+import dev.twophase.RecoveryContext;
+import dev.twophase.TransactionContext;
+import dev.twophase.Writable;
+import dev.twophase.file.FileParticipant;
+import dev.twophase.file.FileTransaction;
+import dev.twophase.file.RecordEncoders;
+import java.io.Serializable;
+import java.nio.file.Path;
+
+/**
+ * The real file participant with a test's hook before its pre-commits and commits: the hook may
+ * throw (a failing pre-commit or commit) or change the files (an external clean-up that loses a
+ * transaction). Everything else is the file participant's own behaviour.
+ */
+final class HookedFiles implements Participant<FileTransaction, Void>, Writable<CharSequence, FileTransaction> {
+
+  /** Called at {@code "preCommit"} and {@code "commit"} (recoverAndCommit) with the handle. */
+  @FunctionalInterface
+  interface Hook extends Serializable {
+    void at(String point, FileTransaction transaction, Path baseDirectory) throws Exception;
+  }
+
+  private final FileParticipant<CharSequence> files;
+  private final Hook hook;
+
+  private HookedFiles(FileParticipant<CharSequence> files, Hook hook) {
+    this.files = files;
+    this.hook = hook;
+  }
+
+  static ParticipantFactory<HookedFiles> factory(String dir, Hook hook) {
+    return () -> new HookedFiles(FileParticipant.builder(Path.of(dir), RecordEncoders.lines()).build(), hook);
+  }
+
+  @Override
+  public Codec<FileTransaction> transactionCodec() {
+    return files.transactionCodec();
+  }
+
+  @Override
+  public FileTransaction beginTransaction(TransactionContext<Void> context) {
+    return files.beginTransaction(context);
+  }
+
+  @Override
+  public RecordWriter<CharSequence> writerFor(FileTransaction transaction) {
+    return files.writerFor(transaction);
+  }
+
+  @Override
+  public FileTransaction preCommit(FileTransaction transaction) throws Exception {
+    hook.at("preCommit", transaction, files.baseDirectory());
+    return files.preCommit(transaction);
+  }
+
+  @Override
+  public CommitOutcome commit(FileTransaction transaction) throws Exception {
+    hook.at("commit", transaction, files.baseDirectory());
+    return files.commit(transaction);
+  }
+
+  @Override
+  public CommitOutcome recoverAndCommit(FileTransaction transaction) throws Exception {
+    hook.at("commit", transaction, files.baseDirectory());
+    return files.recoverAndCommit(transaction);
+  }
+
+  @Override
+  public void abort(FileTransaction transaction) throws Exception {
+    files.abort(transaction);
+  }
+
+  @Override
+  public AbortOutcome recoverAndAbort(FileTransaction transaction) throws Exception {
+    return files.recoverAndAbort(transaction);
+  }
+
+  @Override
+  public void finishRecoveringContext(RecoveryContext<FileTransaction, Void> context) throws Exception {
+    files.finishRecoveringContext(context);
+  }
+
+  @Override
+  public void finishProcessing(FileTransaction transaction) throws Exception {
+    files.finishProcessing(transaction);
+  }
+
+  @Override
+  public void close() {
+    files.close();
+  }
+}

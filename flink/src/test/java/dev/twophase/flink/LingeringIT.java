@@ -32,7 +32,7 @@ class LingeringIT {
   @RegisterExtension
   static final MiniClusterExtension CLUSTER = Jobs.cluster(4);
 
-  /** In-progress files present when the failing attempt failed. */
+  /** In-progress files of the failing subtask's sink when it failed. */
   private static final Set<String> LEFT_BY_FIRST_ATTEMPT = ConcurrentHashMap.newKeySet();
   /** Whether a checkpoint already failed with files in progress. */
   private static volatile boolean failedWithFiles;
@@ -66,9 +66,9 @@ class LingeringIT {
 
   /**
    * Fails every checkpoint in its snapshot, which Flink takes after every operator's pre-barrier
-   * work (the sink has pre-committed by then, and the checkpoint never completes), until one
-   * failed with in-progress files of the sink present; notes those files. No checkpoint completes
-   * before, so the next attempt starts without state.
+   * work (the sink has pre-committed by then, and the checkpoint never completes), until a subtask
+   * failed one with in-progress files of its own sink subtask present; notes those files. No
+   * checkpoint completes before, so that subtask's next attempt starts without state.
    */
   static final class FailFirstCheckpoint extends RichMapFunction<String, String> implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
@@ -93,8 +93,11 @@ class LingeringIT {
       }
       if (Files.isDirectory(Path.of(dir))) {
         try (Stream<Path> files = Files.list(Path.of(dir))) {
-          List<String> inProgress =
-              files.map(p -> p.getFileName().toString()).filter(f -> f.endsWith(".inprogress")).toList();
+          // This subtask's own files (its lineage): other subtasks go on (region failover), and
+          // their pre-committed files are committed by their next completed checkpoint.
+          String lineage = "-c0s" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() + "-";
+          List<String> inProgress = files.map(p -> p.getFileName().toString())
+              .filter(f -> f.endsWith(".inprogress") && f.contains(lineage)).toList();
           if (!inProgress.isEmpty()) {
             LEFT_BY_FIRST_ATTEMPT.addAll(inProgress);
             failedWithFiles = true;

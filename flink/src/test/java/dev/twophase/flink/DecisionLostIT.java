@@ -50,11 +50,15 @@ class DecisionLostIT {
     assertThrows(Exception.class, () -> client.getJobExecutionResult().get());
 
     StreamExecutionEnvironment refused = Jobs.env(1, 100, 0, savepoint);
-    job(refused, out, n, 0, false);
+    Jobs.numbers(refused, n).map(new Throttle(0)).uid("throttle")
+        .sinkTo(TwoPhaseSink.<String>builder("decision")
+            .participant("files", HookedFiles.counted(out.toString()))
+            .build()).uid("sink");
     Exception failure = assertThrows(Exception.class, () -> refused.execute("decision-lost-2"));
     DecisionLostException lost = Causes.find(failure, DecisionLostException.class);
     assertNotNull(lost, "a DecisionLostException in " + failure);
     assertEquals("files", lost.participant().orElseThrow());
+    assertEquals(0, HookedFiles.notClosed(out.toString()), "the failed start closed its participants");
 
     StreamExecutionEnvironment accepted = Jobs.env(1, 100, 0, savepoint);
     job(accepted, out, n, 0, true);

@@ -35,12 +35,13 @@ class FailoverIT {
     Jobs.numbers(env, n)
         .map(new FailingMap(key)).uid("failing")
         .sinkTo(TwoPhaseSink.<String>builder("failover")
-            .participant("files", Participants.files(out.toString()))
+            .participant("files", HookedFiles.counted(out.toString()))
             .build()).uid("sink");
     env.execute("failover");
 
     assertEquals(0, FailingMap.left(key), "every planned failure happened");
     assertEquals(List.of(), CommittedFiles.notExactlyOnce(CommittedFiles.lineCounts(out), n));
     assertEquals(List.of(), CommittedFiles.inProgress(out));
+    assertEquals(0, HookedFiles.notClosed(out.toString()), "every writer and committer closed its participants");
   }
 }

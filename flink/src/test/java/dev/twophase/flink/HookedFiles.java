@@ -13,30 +13,52 @@ import dev.twophase.file.FileTransaction;
 import dev.twophase.file.RecordEncoders;
 import java.io.Serializable;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The real file participant with a test's hook before its pre-commits and commits: the hook may
- * throw (a failing pre-commit or commit) or change the files (an external clean-up that loses a
- * transaction). Everything else is the file participant's own behaviour.
+ * The real file participant with a test's hook before its pre-commits, commits and aborts: the
+ * hook may throw (a failing pre-commit or commit) or change the files (an external clean-up that
+ * loses a transaction). It also counts, per directory, the participants created and not yet
+ * closed, so that tests can check that every path closes what it opened. Everything else is the
+ * file participant's own behaviour.
  */
 final class HookedFiles implements Participant<FileTransaction, Void>, Writable<CharSequence, FileTransaction> {
 
-  /** Called at {@code "preCommit"} and {@code "commit"} (recoverAndCommit) with the handle. */
+  /** Called at {@code "preCommit"}, {@code "commit"} (recoverAndCommit) and {@code "abort"} with the handle. */
   @FunctionalInterface
   interface Hook extends Serializable {
     void at(String point, FileTransaction transaction, Path baseDirectory) throws Exception;
   }
 
+  private static final Map<String, AtomicInteger> OPEN = new ConcurrentHashMap<>();
+
   private final FileParticipant<CharSequence> files;
   private final Hook hook;
+  private final String dir;
+  private boolean closed;
 
-  private HookedFiles(FileParticipant<CharSequence> files, Hook hook) {
+  private HookedFiles(FileParticipant<CharSequence> files, Hook hook, String dir) {
     this.files = files;
     this.hook = hook;
+    this.dir = dir;
+    OPEN.computeIfAbsent(dir, d -> new AtomicInteger()).incrementAndGet();
   }
 
   static ParticipantFactory<HookedFiles> factory(String dir, Hook hook) {
-    return () -> new HookedFiles(FileParticipant.builder(Path.of(dir), RecordEncoders.lines()).build(), hook);
+    return () -> new HookedFiles(FileParticipant.builder(Path.of(dir), RecordEncoders.lines()).build(), hook, dir);
+  }
+
+  /** A participant that only counts. */
+  static ParticipantFactory<HookedFiles> counted(String dir) {
+    return factory(dir, (point, t, base) -> { });
+  }
+
+  /** How many participants on {@code dir} were created and not closed. */
+  static int notClosed(String dir) {
+    AtomicInteger n = OPEN.get(dir);
+    return n == null ? 0 : n.get();
   }
 
   @Override
@@ -74,6 +96,7 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
 
   @Override
   public void abort(FileTransaction transaction) throws Exception {
+    hook.at("abort", transaction, files.baseDirectory());
     files.abort(transaction);
   }
 
@@ -94,6 +117,10 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
 
   @Override
   public void close() {
+    if (!closed) {
+      closed = true;
+      OPEN.get(dir).decrementAndGet();
+    }
     files.close();
   }
 }

@@ -28,7 +28,12 @@ final class Jobs {
    * it.
    */
   static StreamExecutionEnvironment env(int parallelism, long checkpointMillis, int restarts, String savepoint) {
-    Configuration conf = new Configuration();
+    return env(parallelism, checkpointMillis, restarts, savepoint, new Configuration());
+  }
+
+  /** As {@link #env(int, long, int, String)}, with more settings in {@code conf}. */
+  static StreamExecutionEnvironment env(int parallelism, long checkpointMillis, int restarts, String savepoint,
+      Configuration conf) {
     if (restarts > 0) {
       conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
       conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);

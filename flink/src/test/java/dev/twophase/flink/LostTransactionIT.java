@@ -54,6 +54,7 @@ class LostTransactionIT {
     assertEquals("files", lost.participant().orElseThrow());
     assertTrue(lost.getMessage().contains("lost-files-c0s0-"), "names the handle: " + lost.getMessage());
     assertTrue(LOST_RECORDS.get(key).get() > 0);
+    assertEquals(0, HookedFiles.notClosed(out.toString()), "the failed job closed every participant");
   }
 
   @Test

@@ -60,6 +60,7 @@ class TwoParticipantsIT {
       String committed = inProgress.substring(1, inProgress.length() - ".inprogress".length());
       assertFalse(Files.exists(a.resolve(committed)), committed + " of the failed checkpoint became visible");
     }
+    assertEquals(0, HookedFiles.notClosed(b.toString()), "every participant closed, also after the failure");
     for (Path dir : List.of(a, b)) {
       assertEquals(List.of(), CommittedFiles.notExactlyOnce(CommittedFiles.lineCounts(dir), n), dir.toString());
       assertEquals(List.of(), CommittedFiles.inProgress(dir), dir.toString());

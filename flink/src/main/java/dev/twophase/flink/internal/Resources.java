@@ -77,11 +77,24 @@ final class Resources {
     return new IOException(message + ": " + e, e);
   }
 
-  /** Throws {@code t} as it is. */
-  static void rethrow(Throwable t) throws Exception {
+  /**
+   * The end of a {@code close()}: throws the first {@link Error} among {@code t} and its suppressed
+   * failures, and nothing for exceptions, which were logged where they happened. Flink calls
+   * {@code close()} also while it cleans up a failed or cancelled task, and treats an exception
+   * thrown there as fatal for the whole task manager; what a failed abort leaves, the next start
+   * aborts, and what a failed close leaks, the task manager's end releases.
+   */
+  static void throwErrors(Throwable t) {
+    if (t == null) {
+      return;
+    }
     if (t instanceof Error error) {
       throw error;
     }
-    throw (Exception) t;
+    for (Throwable s : t.getSuppressed()) {
+      if (s instanceof Error error) {
+        throw error;
+      }
+    }
   }
 }

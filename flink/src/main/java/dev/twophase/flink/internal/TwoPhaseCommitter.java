@@ -182,12 +182,10 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
     return false;
   }
 
+  /** Closes every participant; failures are logged, only an {@link Error} is thrown. */
   @Override
-  public void close() throws Exception {
-    Throwable first = closeParticipants(null);
-    if (first != null) {
-      Resources.rethrow(first);
-    }
+  public void close() {
+    Resources.throwErrors(closeParticipants(null));
   }
 
   private Throwable closeParticipants(Throwable first) {

@@ -221,19 +221,19 @@ public final class TwoPhaseWriter<IN>
     return List.of(new LineageState(sinkId, lineage, epoch, sequence, participants));
   }
 
-  /** Aborts the open transactions and closes every participant; rethrows the first failure. */
+  /**
+   * Aborts the open transactions and closes every participant, whatever fails. Failures are logged;
+   * only an {@link Error} is thrown (see {@link Resources#throwErrors}).
+   */
   @Override
-  public void close() throws Exception {
+  public void close() {
     if (closed) {
       return;
     }
     closed = true;
     Throwable first = open ? abortCurrent(null, null) : null;
     open = false;
-    first = Resources.closeAll(List.of(slots), first);
-    if (first != null) {
-      Resources.rethrow(first);
-    }
+    Resources.throwErrors(Resources.closeAll(List.of(slots), first));
   }
 
   // ------------------------------------------------------------------ internals

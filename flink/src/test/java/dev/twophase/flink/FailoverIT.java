@@ -13,8 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Exactly once under failover: an operator upstream of the sink fails its task at random after
  * some checkpoints, the restart strategy restores the failed region from its last checkpoint, and
- * an independent reader of the committed files finds every record exactly once and nothing left in
- * progress.
+ * independent readers of the committed files and of the database table find every record exactly
+ * once in each, and nothing left in progress or prepared. The sink writes to the file participant
+ * and to the JDBC participant (an H2 file database), which commit each checkpoint together.
  */
 class FailoverIT {
 
@@ -31,11 +32,13 @@ class FailoverIT {
     String key = "failover-files";
     FailingMap.plan(key, failures);
     Path out = tmp.resolve("files");
+    H2Table table = new H2Table(tmp);
     StreamExecutionEnvironment env = Jobs.env(2, 100, failures + 2, null);
     Jobs.numbers(env, n)
         .map(new FailingMap(key)).uid("failing")
         .sinkTo(TwoPhaseSink.<String>builder("failover")
             .participant("files", HookedFiles.counted(out.toString()))
+            .participant("db", table.participant())
             .build()).uid("sink");
     env.execute("failover");
 
@@ -43,5 +46,7 @@ class FailoverIT {
     assertEquals(List.of(), CommittedFiles.notExactlyOnce(CommittedFiles.lineCounts(out), n));
     assertEquals(List.of(), CommittedFiles.inProgress(out));
     assertEquals(0, HookedFiles.notClosed(out.toString()), "every writer and committer closed its participants");
+    assertEquals(List.of(), CommittedFiles.notExactlyOnce(table.rowCounts(), n), "rows");
+    assertEquals(List.of(), table.inDoubt(), "no transaction left prepared");
   }
 }

@@ -26,7 +26,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class HookedFiles implements Participant<FileTransaction, Void>, Writable<CharSequence, FileTransaction> {
 
-  /** Called at {@code "preCommit"}, {@code "commit"} (recoverAndCommit) and {@code "abort"} with the handle. */
+  /**
+   * Called at {@code "begin"} (after the begin), {@code "preCommit"}, {@code "commit"}
+   * (recoverAndCommit) and {@code "abort"} with the handle.
+   */
   @FunctionalInterface
   interface Hook extends Serializable {
     void at(String point, FileTransaction transaction, Path baseDirectory) throws Exception;
@@ -67,8 +70,10 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
   }
 
   @Override
-  public FileTransaction beginTransaction(TransactionContext<Void> context) {
-    return files.beginTransaction(context);
+  public FileTransaction beginTransaction(TransactionContext<Void> context) throws Exception {
+    FileTransaction t = files.beginTransaction(context);
+    hook.at("begin", t, files.baseDirectory());
+    return t;
   }
 
   @Override

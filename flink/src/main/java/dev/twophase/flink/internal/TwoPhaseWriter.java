@@ -89,9 +89,13 @@ public final class TwoPhaseWriter<IN>
    */
   public static <IN> TwoPhaseWriter<IN> open(SinkSpec spec, WriterInitContext context, Collection<LineageState> restored)
       throws IOException {
-    int subtask = context.getTaskInfo().getIndexOfThisSubtask();
-    int attempt = context.getTaskInfo().getAttemptNumber();
-    long restoredCheckpointId = context.getRestoredCheckpointId().orElse(0);
+    return open(spec, context.getTaskInfo().getIndexOfThisSubtask(), context.getTaskInfo().getAttemptNumber(),
+        context.getRestoredCheckpointId().orElse(0), context.metricGroup().getNumRecordsSendCounter(), restored);
+  }
+
+  /** As {@link #open(SinkSpec, WriterInitContext, Collection)}, with what it takes of the context. */
+  public static <IN> TwoPhaseWriter<IN> open(SinkSpec spec, int subtask, int attempt, long restoredCheckpointId,
+      Counter recordsSent, Collection<LineageState> restored) throws IOException {
     List<WriterSlot> slots = new ArrayList<>();
     try {
       List<LineageState> states = WriterRecovery.check(spec, restored);
@@ -105,8 +109,8 @@ public final class TwoPhaseWriter<IN>
         slots.add(newSlot(spec, p, lineage));
       }
       new WriterRecovery(spec, slots, epoch, restoredCheckpointId, subtask).run(states);
-      TwoPhaseWriter<IN> writer = new TwoPhaseWriter<>(spec, slots, subtask, lineage, epoch, restoredCheckpointId,
-          context.metricGroup().getNumRecordsSendCounter());
+      TwoPhaseWriter<IN> writer =
+          new TwoPhaseWriter<>(spec, slots, subtask, lineage, epoch, restoredCheckpointId, recordsSent);
       writer.beginAll();
       return writer;
     } catch (Exception | Error e) {
@@ -193,9 +197,17 @@ public final class TwoPhaseWriter<IN>
       try {
         beginAll();
       } catch (Exception | Error e) {
-        // The committable never leaves: abort what it holds too; a restored writer would anyway.
-        throw fail(e, preCommitted, "beginning the transactions after checkpoint ~" + committable.checkpointId()
-            + " failed");
+        // The committable never leaves: abort what it holds, then what was begun.
+        Throwable suppressed = null;
+        for (int i = 0; i < slots.length; i++) {
+          suppressed = abort(slots[i], preCommitted[i], suppressed);
+        }
+        IOException failure = fail(e, null, "beginning the transactions after checkpoint ~"
+            + committable.checkpointId() + " failed");
+        if (suppressed != null) {
+          failure.addSuppressed(suppressed);
+        }
+        throw failure;
       }
     }
     return List.of(committable);
@@ -265,22 +277,30 @@ public final class TwoPhaseWriter<IN>
     return e;
   }
 
-  /** Aborts every slot's current (or just pre-committed) transaction; returns the first failure. */
+  /**
+   * Aborts every slot's transaction of the current sequence: by its pre-commit handle where
+   * {@code preCommitted} has one (it names what the transaction wrote), else by its current handle;
+   * returns the first failure.
+   */
   private Throwable abortCurrent(Object[] preCommitted, Throwable first) {
     for (int i = 0; i < slots.length; i++) {
       WriterSlot slot = slots[i];
       Object handle = preCommitted != null && preCommitted[i] != null ? preCommitted[i] : slot.current;
-      if (handle == null) {
-        continue;
-      }
-      try {
-        slot.participant.abort(handle);
-      } catch (Exception | Error e) {
-        LOG.warn("sink {} subtask {}: abort of {} failed in participant '{}'; the next start aborts it",
-            sinkId, subtask, handle, slot.name, e);
-        first = Resources.add(first, e);
+      if (handle != null) {
+        first = abort(slot, handle, first);
       }
       slot.clearCurrent();
+    }
+    return first;
+  }
+
+  private Throwable abort(WriterSlot slot, Object handle, Throwable first) {
+    try {
+      slot.participant.abort(handle);
+    } catch (Exception | Error e) {
+      LOG.warn("sink {} subtask {}: abort of {} failed in participant '{}'; the next start aborts it",
+          sinkId, subtask, handle, slot.name, e);
+      first = Resources.add(first, e);
     }
     return first;
   }

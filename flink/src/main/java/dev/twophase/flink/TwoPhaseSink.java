@@ -4,6 +4,7 @@ import dev.twophase.Participant;
 import dev.twophase.TransactionNames;
 import dev.twophase.Writable;
 import dev.twophase.annotation.Experimental;
+import dev.twophase.flink.internal.CommitEvents;
 import dev.twophase.flink.internal.Committable;
 import dev.twophase.flink.internal.CommittableSerializer;
 import dev.twophase.flink.internal.LineageState;
@@ -123,7 +124,9 @@ public final class TwoPhaseSink<IN>
 
   @Override
   public Committer<Committable> createCommitter(CommitterInitContext context) {
-    return new TwoPhaseCommitter(spec);
+    return new TwoPhaseCommitter(spec, new CommitEvents.Key(context.getJobInfo().getJobId().toString(), spec.sinkId(),
+        context.getTaskInfo().getTaskName(), context.getTaskInfo().getIndexOfThisSubtask(),
+        context.getTaskInfo().getAttemptNumber()));
   }
 
   @Override

@@ -1,9 +1,12 @@
 package dev.twophase.flink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -46,7 +49,15 @@ class FailoverIT {
     assertEquals(List.of(), CommittedFiles.notExactlyOnce(CommittedFiles.lineCounts(out), n));
     assertEquals(List.of(), CommittedFiles.inProgress(out));
     assertEquals(0, HookedFiles.notClosed(out.toString()), "every writer and committer closed its participants");
+    assertFalse(HookedFiles.retired(out.toString()).isEmpty(), "the chained committer's reports retired handles");
+    assertEquals(Set.of(), HookedFiles.retiredUncommitted(), "a handle is retired only after its commit");
+    assertTrue(HookedFiles.earlierRetired(out.toString()) > 0, "restarted writers retired their earlier incarnations");
     assertEquals(List.of(), CommittedFiles.notExactlyOnce(table.rowCounts(), n), "rows");
     assertEquals(List.of(), table.inDoubt(), "no transaction left prepared");
+    long fileTransactions = CommittedFiles.committedNames(out).stream()
+        .map(f -> f.substring(0, f.lastIndexOf('-'))).distinct().count();
+    int markers = table.markerRows();
+    assertTrue(markers < fileTransactions, "retired transactions' marker rows are deleted: " + markers
+        + " left of about " + fileTransactions + " committed transactions");
   }
 }

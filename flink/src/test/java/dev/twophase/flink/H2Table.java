@@ -42,6 +42,7 @@ final class H2Table {
     String u = url;
     return () -> JdbcParticipant.builder(dataSource(u))
         .<String>insert("INSERT INTO records (v) VALUES (?)", (statement, v) -> statement.setString(1, v))
+        .markerDeleteBatch(1) // delete each retired transaction's marker row at once
         .build();
   }
 
@@ -55,6 +56,15 @@ final class H2Table {
       }
     }
     return counts;
+  }
+
+  /** The JDBC participant's marker rows left (deleted once their transactions are retired). */
+  int markerRows() throws SQLException {
+    try (Connection c = dataSource(url).getConnection(); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM twophase_markers")) {
+      rs.next();
+      return rs.getInt(1);
+    }
   }
 
   /** The transactions H2 holds prepared. */

@@ -5,7 +5,9 @@ import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
 import dev.twophase.Participant;
 import dev.twophase.RecordWriter;
+import dev.twophase.ParticipantContext;
 import dev.twophase.RecoveryContext;
+import dev.twophase.RetirementListener;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
 import dev.twophase.file.FileParticipant;
@@ -13,7 +15,9 @@ import dev.twophase.file.FileTransaction;
 import dev.twophase.file.RecordEncoders;
 import java.io.Serializable;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -21,10 +25,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The real file participant with a test's hook before its pre-commits, commits and aborts: the
  * hook may throw (a failing pre-commit or commit) or change the files (an external clean-up that
  * loses a transaction). It also counts, per directory, the participants created and not yet
- * closed, so that tests can check that every path closes what it opened. Everything else is the
- * file participant's own behaviour.
+ * closed, so that tests can check that every path closes what it opened, and records the handles
+ * retired ({@link RetirementListener}). Everything else is the file participant's own behaviour.
  */
-final class HookedFiles implements Participant<FileTransaction, Void>, Writable<CharSequence, FileTransaction> {
+final class HookedFiles implements Participant<FileTransaction, Void>, Writable<CharSequence, FileTransaction>,
+    RetirementListener<FileTransaction> {
 
   /**
    * Called at {@code "begin"} (after the begin), {@code "preCommit"}, {@code "commit"}
@@ -36,6 +41,9 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
   }
 
   private static final Map<String, AtomicInteger> OPEN = new ConcurrentHashMap<>();
+  private static final Map<String, Set<String>> RETIRED = new ConcurrentHashMap<>();
+  private static final Set<String> RETIRED_UNCOMMITTED = ConcurrentHashMap.newKeySet();
+  private static final Map<String, AtomicInteger> EARLIER_RETIRED = new ConcurrentHashMap<>();
 
   private final FileParticipant<CharSequence> files;
   private final Hook hook;
@@ -56,6 +64,22 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
   /** A participant that only counts. */
   static ParticipantFactory<HookedFiles> counted(String dir) {
     return factory(dir, (point, t, base) -> { });
+  }
+
+  /** The transactions on {@code dir} retired so far (their names). */
+  static Set<String> retired(String dir) {
+    return RETIRED.getOrDefault(dir, Set.of());
+  }
+
+  /** Transactions retired while a part of theirs was not committed (must stay empty). */
+  static Set<String> retiredUncommitted() {
+    return RETIRED_UNCOMMITTED;
+  }
+
+  /** How often the earlier incarnations of a participant on {@code dir} were retired. */
+  static int earlierRetired(String dir) {
+    AtomicInteger n = EARLIER_RETIRED.get(dir);
+    return n == null ? 0 : n.get();
   }
 
   /** How many participants on {@code dir} were created and not closed. */
@@ -118,6 +142,26 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
   @Override
   public void finishProcessing(FileTransaction transaction) throws Exception {
     files.finishProcessing(transaction);
+  }
+
+  @Override
+  public void onRetired(List<FileTransaction> transactions) {
+    Set<String> names = RETIRED.computeIfAbsent(dir, d -> ConcurrentHashMap.newKeySet());
+    for (FileTransaction t : transactions) {
+      if (!names.add(t.name())) {
+        RETIRED_UNCOMMITTED.add(t.name() + " (retired twice)");
+      }
+      for (FileTransaction.Part part : t.parts()) {
+        if (!java.nio.file.Files.exists(files.committedFile(t, part))) {
+          RETIRED_UNCOMMITTED.add(t.name());
+        }
+      }
+    }
+  }
+
+  @Override
+  public void onEarlierIncarnationsRetired(ParticipantContext context) {
+    EARLIER_RETIRED.computeIfAbsent(dir, d -> new AtomicInteger()).incrementAndGet();
   }
 
   @Override

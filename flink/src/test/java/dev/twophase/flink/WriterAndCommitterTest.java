@@ -53,7 +53,7 @@ class WriterAndCommitterTest {
 
   private static TwoPhaseWriter<String> open(SinkSpec spec, int subtask, long restored, Collection<LineageState> states)
       throws IOException {
-    return TwoPhaseWriter.open(spec, subtask, 0, restored, new SimpleCounter(), states);
+    return TwoPhaseWriter.open(spec, subtask, 2, 0, restored, new SimpleCounter(), null, states);
   }
 
   private static Committable one(Collection<Committable> committables) {

@@ -20,11 +20,14 @@ import java.util.Objects;
  * @param epoch        the owner epoch of the incarnation that took the state
  * @param nextSequence the sequence of the first transaction of that incarnation that was not
  *                     pre-committed when the state was taken (the open one, if any)
+ * @param subtask      the subtask that took the state
+ * @param parallelism  the sink's parallelism when the state was taken
  * @param participants every participant's context and open handle, in registration order
  */
 @Internal
 public record LineageState(
-    String sinkId, String lineage, long epoch, long nextSequence, List<ParticipantState> participants) {
+    String sinkId, String lineage, long epoch, long nextSequence, int subtask, int parallelism,
+    List<ParticipantState> participants) {
 
   public LineageState {
     Objects.requireNonNull(sinkId, "sinkId");

@@ -13,7 +13,8 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 /**
  * Writes the writer state ({@link LineageState}) into Flink's checkpoints. Contexts and handles are
  * the bytes of the participants' own codecs, each with its codec version; this serializer only
- * frames them (version 1).
+ * frames them (version 1: sink id, lineage, epoch, next sequence, subtask, parallelism, then per
+ * participant its name, context codec version, context and open handle).
  */
 @Internal
 public final class LineageStateSerializer implements SimpleVersionedSerializer<LineageState> {
@@ -33,6 +34,8 @@ public final class LineageStateSerializer implements SimpleVersionedSerializer<L
       out.writeUTF(s.lineage());
       out.writeLong(s.epoch());
       out.writeLong(s.nextSequence());
+      out.writeInt(s.subtask());
+      out.writeInt(s.parallelism());
       out.writeInt(s.participants().size());
       for (ParticipantState p : s.participants()) {
         out.writeUTF(p.participant());
@@ -55,6 +58,8 @@ public final class LineageStateSerializer implements SimpleVersionedSerializer<L
       String lineage = in.readUTF();
       long epoch = in.readLong();
       long nextSequence = in.readLong();
+      int subtask = in.readInt();
+      int parallelism = in.readInt();
       int n = in.readInt();
       if (n < 0 || n > 10_000) {
         throw new IOException("damaged writer state: " + n + " participants");
@@ -68,7 +73,7 @@ public final class LineageStateSerializer implements SimpleVersionedSerializer<L
         participants.add(new ParticipantState(name, contextVersion, context, open));
       }
       Frames.requireEnd(in, "a writer state");
-      return new LineageState(sinkId, lineage, epoch, nextSequence, participants);
+      return new LineageState(sinkId, lineage, epoch, nextSequence, subtask, parallelism, participants);
     }
   }
 }

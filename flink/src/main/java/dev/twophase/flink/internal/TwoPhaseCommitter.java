@@ -45,14 +45,26 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
 
   private final SinkSpec spec;
   private final Map<String, Slot> slots = new LinkedHashMap<>();
+  /** Where committed committables are reported to the chained writer, or null. */
+  private final CommitEvents.Key key;
+  private final CommitEvents.Channel channel;
 
   /** One participant of the committer. */
   private record Slot(String name, Participant<Object, Object> participant, Duration timeout) {}
 
-  /** Creates a participant per spec; whatever fails, those created are closed. */
-  @SuppressWarnings("unchecked")
+  /** A committer that reports to no writer. */
   public TwoPhaseCommitter(SinkSpec spec) {
+    this(spec, null);
+  }
+
+  /**
+   * Creates a participant per spec (whatever fails, those created are closed) and, if {@code key}
+   * is given, opens the channel that reports committed committables to the chained writer.
+   */
+  @SuppressWarnings("unchecked")
+  public TwoPhaseCommitter(SinkSpec spec, CommitEvents.Key key) {
     this.spec = spec;
+    this.key = key;
     try {
       for (ParticipantSpec p : spec.participants()) {
         Participant<Object, Object> participant = (Participant<Object, Object>) p.factory().create();
@@ -75,6 +87,7 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
       closeParticipants(e);
       throw new FatalTwoPhaseException("sink " + spec.sinkId() + ": a participant factory failed: " + e, e);
     }
+    this.channel = key == null ? null : CommitEvents.open(key);
   }
 
   @Override
@@ -150,6 +163,9 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
     if (allAlready && !handles.isEmpty()) {
       request.signalAlreadyCommitted();
     }
+    if (channel != null) {
+      channel.committed.add(new CommitEvents.Committed(c.lineage(), c.epoch(), c.sequence()));
+    }
   }
 
   /** A lost transaction: fails the request, unless it may be ignored; returns whether to go on. */
@@ -185,6 +201,9 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
   /** Closes every participant; failures are logged, only an {@link Error} is thrown. */
   @Override
   public void close() {
+    if (channel != null) {
+      CommitEvents.close(key, channel);
+    }
     Resources.throwErrors(closeParticipants(null));
   }
 

@@ -50,6 +50,9 @@ public final class TwoPhaseWriter<IN>
   private final String sinkId;
   private final WriterSlot[] slots;
   private final int subtask;
+  private final int parallelism;
+  /** Retirement of handles from the chained committer's reports, or null. */
+  private final Retirements retirements;
   private final String lineage;
   private final long epoch;
   /** Flink's numRecordsSend: the sink's input records written (each once, whatever the participants). */
@@ -66,12 +69,15 @@ public final class TwoPhaseWriter<IN>
   private Throwable failure;
   private boolean closed;
 
-  private TwoPhaseWriter(SinkSpec spec, List<WriterSlot> slots, int subtask, String lineage, long epoch,
-      long restoredCheckpointId, Counter recordsSent) throws Exception {
+  private TwoPhaseWriter(SinkSpec spec, List<WriterSlot> slots, int subtask, int parallelism, String lineage,
+      long epoch, long restoredCheckpointId, Counter recordsSent, CommitEvents.Channel commits,
+      boolean ownStateOnly) throws Exception {
     this.sinkId = spec.sinkId();
     this.recordsSent = recordsSent;
     this.slots = slots.toArray(new WriterSlot[0]);
     this.subtask = subtask;
+    this.parallelism = parallelism;
+    this.retirements = Retirements.of(commits, sinkId, lineage, epoch, this.slots, ownStateOnly);
     this.lineage = lineage;
     this.epoch = epoch;
     this.expectedCheckpointId = restoredCheckpointId + 1;
@@ -89,13 +95,22 @@ public final class TwoPhaseWriter<IN>
    */
   public static <IN> TwoPhaseWriter<IN> open(SinkSpec spec, WriterInitContext context, Collection<LineageState> restored)
       throws IOException {
-    return open(spec, context.getTaskInfo().getIndexOfThisSubtask(), context.getTaskInfo().getAttemptNumber(),
-        context.getRestoredCheckpointId().orElse(0), context.metricGroup().getNumRecordsSendCounter(), restored);
+    int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+    int attempt = context.getTaskInfo().getAttemptNumber();
+    CommitEvents.Key key = new CommitEvents.Key(context.getJobInfo().getJobId().toString(), spec.sinkId(),
+        context.getTaskInfo().getTaskName(), subtask, attempt);
+    return open(spec, subtask, context.getTaskInfo().getNumberOfParallelSubtasks(), attempt,
+        context.getRestoredCheckpointId().orElse(0), context.metricGroup().getNumRecordsSendCounter(),
+        CommitEvents.find(key), restored);
   }
 
-  /** As {@link #open(SinkSpec, WriterInitContext, Collection)}, with what it takes of the context. */
-  public static <IN> TwoPhaseWriter<IN> open(SinkSpec spec, int subtask, int attempt, long restoredCheckpointId,
-      Counter recordsSent, Collection<LineageState> restored) throws IOException {
+  /**
+   * As {@link #open(SinkSpec, WriterInitContext, Collection)}, with what it takes of the context:
+   * {@code commits} is the chained committer's channel, or null.
+   */
+  public static <IN> TwoPhaseWriter<IN> open(SinkSpec spec, int subtask, int parallelism, int attempt,
+      long restoredCheckpointId, Counter recordsSent, CommitEvents.Channel commits, Collection<LineageState> restored)
+      throws IOException {
     List<WriterSlot> slots = new ArrayList<>();
     try {
       List<LineageState> states = WriterRecovery.check(spec, restored);
@@ -109,8 +124,10 @@ public final class TwoPhaseWriter<IN>
         slots.add(newSlot(spec, p, lineage));
       }
       new WriterRecovery(spec, slots, epoch, restoredCheckpointId, subtask).run(states);
-      TwoPhaseWriter<IN> writer =
-          new TwoPhaseWriter<>(spec, slots, subtask, lineage, epoch, restoredCheckpointId, recordsSent);
+      boolean ownStateOnly = states.isEmpty()
+          || (states.size() == 1 && states.get(0).subtask() == subtask && states.get(0).parallelism() == parallelism);
+      TwoPhaseWriter<IN> writer = new TwoPhaseWriter<>(spec, slots, subtask, parallelism, lineage, epoch,
+          restoredCheckpointId, recordsSent, commits, ownStateOnly);
       writer.beginAll();
       return writer;
     } catch (Exception | Error e) {
@@ -168,6 +185,9 @@ public final class TwoPhaseWriter<IN>
     if (!open) {
       return List.of(); // the input ended and its last transactions were pre-committed already
     }
+    if (retirements != null) {
+      retirements.drain(sequence);
+    }
     Object[] preCommitted = new Object[slots.length];
     List<EncodedHandle> handles = new ArrayList<>(slots.length);
     for (int i = 0; i < slots.length; i++) {
@@ -187,6 +207,9 @@ public final class TwoPhaseWriter<IN>
       }
     }
     Committable committable = new Committable(expectedCheckpointId, subtask, lineage, epoch, sequence, handles);
+    if (retirements != null) {
+      retirements.emitted(sequence, preCommitted);
+    }
     for (WriterSlot slot : slots) {
       slot.clearCurrent();
     }
@@ -230,7 +253,7 @@ public final class TwoPhaseWriter<IN>
       }
       participants.add(new ParticipantState(slot.name, slot.contextCodec.version(), encodedContexts[i], openHandle));
     }
-    return List.of(new LineageState(sinkId, lineage, epoch, sequence, participants));
+    return List.of(new LineageState(sinkId, lineage, epoch, sequence, subtask, parallelism, participants));
   }
 
   /**

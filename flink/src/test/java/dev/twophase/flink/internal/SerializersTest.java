@@ -31,7 +31,7 @@ class SerializersTest {
 
   @Test
   void aWriterStateRoundTripsWithContextsAndOpenHandles() throws IOException {
-    LineageState state = new LineageState("orders", "c12s0", 99, 4, List.of(
+    LineageState state = new LineageState("orders", "c12s0", 99, 4, 1, 3, List.of(
         new ParticipantState("files", 1, null, handle("files", 1, "open")),
         new ParticipantState("db", 2, "ctx".getBytes(StandardCharsets.UTF_8), null)));
     LineageStateSerializer s = new LineageStateSerializer();

@@ -17,8 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Exactly once under failover: an operator upstream of the sink fails its task at random after
  * some checkpoints, the restart strategy restores the failed region from its last checkpoint, and
  * independent readers of the committed files and of the database table find every record exactly
- * once in each, and nothing left in progress or prepared. The sink writes to the file participant
- * and to the JDBC participant (an H2 file database), which commit each checkpoint together.
+ * once in each, and nothing left in progress, prepared or open. The sink writes to the file
+ * participant, the JDBC participant (an H2 file database) and the Kafka participant (the in-JVM
+ * broker of its tests), which commit each checkpoint together.
  */
 class FailoverIT {
 
@@ -36,12 +37,14 @@ class FailoverIT {
     FailingMap.plan(key, failures);
     Path out = tmp.resolve("files");
     H2Table table = new H2Table(tmp);
+    KafkaTopic topic = new KafkaTopic("failover", 2);
     StreamExecutionEnvironment env = Jobs.env(2, 100, failures + 2, null);
     Jobs.numbers(env, n)
         .map(new FailingMap(key)).uid("failing")
         .sinkTo(TwoPhaseSink.<String>builder("failover")
             .participant("files", HookedFiles.counted(out.toString()))
             .participant("db", table.participant())
+            .participant("kafka", topic.participant("failover-it"))
             .build()).uid("sink");
     env.execute("failover");
 
@@ -54,6 +57,7 @@ class FailoverIT {
     assertTrue(HookedFiles.earlierRetired(out.toString()) > 0, "restarted writers retired their earlier incarnations");
     assertEquals(List.of(), CommittedFiles.notExactlyOnce(table.rowCounts(), n), "rows");
     assertEquals(List.of(), table.inDoubt(), "no transaction left prepared");
+    assertEquals(List.of(), CommittedFiles.notExactlyOnce(topic.valueCounts(), n), "Kafka records (read_committed)");
     long fileTransactions = CommittedFiles.committedNames(out).stream()
         .map(f -> f.substring(0, f.lastIndexOf('-'))).distinct().count();
     int markers = table.markerRows();

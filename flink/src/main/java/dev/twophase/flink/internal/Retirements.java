@@ -63,11 +63,13 @@ final class Retirements {
    */
   static Retirements of(CommitEvents.Channel channel, String sinkId, String lineage, long epoch, WriterSlot[] slots,
       boolean earlierRetirable) {
-    if (channel == null) {
-      return null;
-    }
     for (WriterSlot slot : slots) {
       if (slot.participant instanceof RetirementListener<?>) {
+        if (channel == null) {
+          LOG.warn("sink {}: participant '{}' listens for retirement, but no committer is chained to this writer "
+              + "(operator chaining disabled?): its handles are never retired", sinkId, slot.name);
+          return null;
+        }
         return new Retirements(channel, sinkId, lineage, epoch, slots, earlierRetirable);
       }
     }

@@ -16,10 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sink's committer: commits each committable's handles in participant order with
- * {@code recoverAndCommit}, from the handles alone (the committer has participants of its own, and
- * after a failover it commits what writers of other tasks pre-committed). Outcomes map onto
- * Flink's {@link Committer.CommitRequest}:
+ * The sink's committer: commits each committable's handles in participant order. A committable of
+ * the writer chained to it (see {@link CommitEvents}) is committed with {@code commit} by the
+ * writer's participants, which hold the live transactions; any other (restored after a failover,
+ * or pre-committed by a writer in another task) with {@code recoverAndCommit}, from the handle
+ * alone, by participants of the committer's own. Outcomes map onto Flink's
+ * {@link Committer.CommitRequest}:
  *
  * <table>
  *   <caption>outcomes</caption>
@@ -111,10 +113,16 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
             h.participant()));
         return;
       }
+      // The writer's own committables are committed by its participants, live; others (restored,
+      // or without a chained writer) from the handle by the committer's participants.
+      CommitEvents.Writer writer = channel == null ? null : channel.writer;
+      WriterSlot live = writer != null && writer.lineage().equals(c.lineage()) && writer.epoch() == c.epoch()
+          ? writer.slots().get(h.participant()) : null;
+      Participant<Object, Object> participant = live != null ? live.participant : slot.participant;
       Object handle;
       CommitOutcome outcome;
       try {
-        handle = slot.participant.transactionCodec().decode(h.bytes(), h.codecVersion());
+        handle = participant.transactionCodec().decode(h.bytes(), h.codecVersion());
         if (handle == null) {
           throw new FatalTwoPhaseException("its transaction codec decoded " + h + " as null");
         }
@@ -125,7 +133,7 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
         return;
       }
       try {
-        outcome = slot.participant.recoverAndCommit(handle);
+        outcome = live != null ? participant.commit(handle) : participant.recoverAndCommit(handle);
       } catch (FatalTwoPhaseException | Error e) {
         request.signalFailedWithUnknownReason(new FatalTwoPhaseException("sink " + spec.sinkId() + ": commit of "
             + handle + " (checkpoint ~" + c.checkpointId() + ") failed in participant '" + slot.name + "' for a "

@@ -6,7 +6,9 @@ import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -53,6 +55,8 @@ public final class TwoPhaseWriter<IN>
   private final int parallelism;
   /** Retirement of handles from the chained committer's reports, or null. */
   private final Retirements retirements;
+  /** The chained committer's channel, or null. */
+  private final CommitEvents.Channel commits;
   private final String lineage;
   private final long epoch;
   /** Flink's numRecordsSend: the sink's input records written (each once, whatever the participants). */
@@ -78,6 +82,7 @@ public final class TwoPhaseWriter<IN>
     this.subtask = subtask;
     this.parallelism = parallelism;
     this.retirements = Retirements.of(commits, sinkId, lineage, epoch, this.slots, ownStateOnly);
+    this.commits = commits;
     this.lineage = lineage;
     this.epoch = epoch;
     this.expectedCheckpointId = restoredCheckpointId + 1;
@@ -129,6 +134,7 @@ public final class TwoPhaseWriter<IN>
       TwoPhaseWriter<IN> writer = new TwoPhaseWriter<>(spec, slots, subtask, parallelism, lineage, epoch,
           restoredCheckpointId, recordsSent, commits, ownStateOnly);
       writer.beginAll();
+      writer.linkCommitter();
       return writer;
     } catch (Exception | Error e) {
       Resources.closeAll(slots, e);
@@ -266,12 +272,26 @@ public final class TwoPhaseWriter<IN>
       return;
     }
     closed = true;
+    if (commits != null) {
+      commits.writer = null;
+    }
     Throwable first = open ? abortCurrent(null, null) : null;
     open = false;
     Resources.throwErrors(Resources.closeAll(List.of(slots), first));
   }
 
   // ------------------------------------------------------------------ internals
+
+  /** Lets the chained committer commit this writer's committables with its participants. */
+  private void linkCommitter() {
+    if (commits != null) {
+      Map<String, WriterSlot> byName = new HashMap<>();
+      for (WriterSlot slot : slots) {
+        byName.put(slot.name, slot);
+      }
+      commits.writer = new CommitEvents.Writer(lineage, epoch, Map.copyOf(byName));
+    }
+  }
 
   private void beginAll() throws Exception {
     for (WriterSlot slot : slots) {

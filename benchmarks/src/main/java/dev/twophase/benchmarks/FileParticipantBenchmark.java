@@ -496,6 +496,11 @@ public class FileParticipantBenchmark {
         }
 
         @Override
+        public String logId() {
+          return view.logId();
+        }
+
+        @Override
         public StoredState lastState() {
           return view.lastState();
         }
@@ -528,6 +533,11 @@ public class FileParticipantBenchmark {
     @Override
     public long ownerEpoch() {
       return delegate.ownerEpoch();
+    }
+
+    @Override
+    public String logId() {
+      return delegate.logId();
     }
 
     @Override

@@ -53,9 +53,13 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  *       and before each checkpoint barrier pre-commits them all and emits <em>one</em> committable
  *       with every participant's handle. A failed pre-commit aborts them all and fails the task.
  *   <li>Flink's committer commits a checkpoint's committables once the checkpoint is complete: per
- *       committable, every participant in registration order, with
- *       {@link Participant#recoverAndCommit} from the handle alone. A lost transaction fails the job
- *       with a {@link dev.twophase.TransactionLostException}; it is never dropped silently.
+ *       committable, every participant in registration order; the committables of the writer it is
+ *       chained to (Flink's default) with {@link Participant#commit} on the writer's participants,
+ *       any other with {@link Participant#recoverAndCommit} from the handle alone. A lost
+ *       transaction fails the job with a {@link dev.twophase.TransactionLostException}; it is never
+ *       dropped silently.
+ *   <li>When the committer is chained to the writer, participants that implement
+ *       {@link dev.twophase.RetirementListener} are told when their handles are retired.
  *   <li>The writer state holds each participant's context and open handle, and what the subtask's
  *       transaction names need; committables and state are written by the participants' own
  *       {@link dev.twophase.Codec}s, never by Java serialization.

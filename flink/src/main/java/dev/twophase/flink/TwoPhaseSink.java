@@ -171,6 +171,7 @@ public final class TwoPhaseSink<IN>
      *                the key of the participant's state
      * @param factory creates the participant on the task managers (see {@link ParticipantFactory})
      */
+    @SuppressWarnings("try") // P is AutoCloseable (a Participant); the builder never closes one
     public <T, P extends Participant<T, ?> & Writable<? super IN, T>> Builder<IN> participant(
         String name, ParticipantFactory<P> factory) {
       return add(name, factory, InputMapper.<IN>identity());
@@ -185,6 +186,7 @@ public final class TwoPhaseSink<IN>
      * @param factory creates the participant on the task managers (see {@link ParticipantFactory})
      * @param mapper  the participant's record for each of the sink's records
      */
+    @SuppressWarnings("try") // P is AutoCloseable (a Participant); the builder never closes one
     public <OUT, T, P extends Participant<T, ?> & Writable<OUT, T>> Builder<IN> participant(
         String name, ParticipantFactory<P> factory, InputMapper<? super IN, ? extends OUT> mapper) {
       return add(name, factory, mapper);

@@ -10,7 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -36,6 +38,7 @@ class DemoIT {
       "AFTER_LOG_APPEND,DURING_RECOVERY_COMMIT:1" // a kill during recovery, recovered again
   })
   void killRecoverAndVerify(String crashAt) throws Exception {
+    Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(new Tee(captured, System.out), true, StandardCharsets.UTF_8);
     CrashPlan plan = CrashPlan.parse(crashAt, RECORDS, EVERY, 0);
@@ -77,11 +80,33 @@ class DemoIT {
     }
     assertEquals(CrashPlan.checkpoints(RECORDS, EVERY), result.finishedCheckpoint(), text);
     assertEquals(RECORDS, result.finishedRecords(), text);
-    // The broker stopped and deleted its data; the children are gone.
+    // The broker stopped and deleted its data; the children are gone; so are the threads of the
+    // broker and of the clients the checks used.
     assertTrue(Files.notExists(result.workDir().resolve("kafka")), text);
     for (Demo.ChildRun child : children) {
       assertTrue(ProcessHandle.allProcesses().noneMatch(p -> p.pid() == child.pid() && p.isAlive()), text);
     }
+    assertEquals(List.of(), threadsLeft(threadsBefore));
+  }
+
+  /**
+   * Threads started since {@code before} that are still alive once each had a while to end, but
+   * for the JVM's own pools and Kafka's metrics timer, which its metrics library keeps once per JVM.
+   */
+  private static List<String> threadsLeft(Set<Thread> before) throws InterruptedException {
+    List<String> left = new ArrayList<>();
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      String name = t.getName();
+      if (before.contains(t) || name.startsWith("process reaper") || name.startsWith("ForkJoinPool.commonPool")
+          || name.startsWith("metrics-meter-tick-thread") || name.equals("Attach Listener")) {
+        continue;
+      }
+      t.join(30_000);
+      if (t.isAlive()) {
+        left.add(name + " (" + t.getState() + ")");
+      }
+    }
+    return left;
   }
 
   /** Writes to two streams. */

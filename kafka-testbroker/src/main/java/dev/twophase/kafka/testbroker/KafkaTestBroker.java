@@ -48,6 +48,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #close()} stops the broker's and controller's threads and deletes the data directory.
  * A test suite that wants one broker per JVM uses {@link #shared()}, which a shutdown hook stops.
+ * Kafka's metrics library keeps two daemon threads ({@code metrics-meter-tick-thread-*}) per JVM,
+ * shared by every broker started in it; they end with the JVM.
  *
  * <p>It is a test broker: one replica of everything, and the log is not flushed per message (the
  * page cache is enough while the broker's JVM lives). Processes that connect to it, such as a

@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class EarlyDirectorySync implements AutoCloseable {
 
-  /** Syncs one directory; {@link Fsync#directory} except in tests. */
+  /** Syncs one directory: {@link Fsync#directory}, after the participant's fault injector. */
   @FunctionalInterface
   public interface DirectorySyncer {
     void sync(Path dir) throws IOException;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.twophase.crash.ChildJvm;
 import dev.twophase.crash.CrashScenario;
+import dev.twophase.file.FilePoints;
 import dev.twophase.internal.CrashPoint;
 import dev.twophase.testing.CrashInjector;
 import java.io.IOException;
@@ -33,6 +34,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and that after the clean finish every input 0..N-1 is in each directory exactly once with no
  * in-progress file of this coordinator left (while other coordinators' and participants'
  * in-progress files planted in the same directories survive every start-up cleanup).
+ *
+ * <p>The same for the file participant's own points ({@link FilePoints}): in the middle of a
+ * commit with several parts (between two renames), after a pre-commit's fsyncs, after a part was
+ * created, in a background directory sync, and in the middle of recovery's abort.
  *
  * <p>A crash case passes only if the armed point really halted the child (exit status
  * {@value CrashInjector#EXIT_CODE} and the point's log line).
@@ -73,7 +78,7 @@ class FileParticipantCrashIT {
     Scenario s = new Scenario(tmp, compaction ? SMALL_SEGMENTS : 0, compaction ? 2 : 0);
 
     ChildJvm.Run crashed = s.run(point + ":" + hit);
-    assertCrashedAt(crashed, point);
+    assertCrashedAt(crashed, point.name());
     checkReportIfAny(crashed);
 
     ChildJvm.Run clean = s.run(null);
@@ -93,10 +98,10 @@ class FileParticipantCrashIT {
   void crashDuringRecoveryCommit(int hit) throws Exception {
     Scenario s = new Scenario(tmp, 0, 0);
     ChildJvm.Run first = s.run(CrashPoint.AFTER_LOG_APPEND + ":3");
-    assertCrashedAt(first, CrashPoint.AFTER_LOG_APPEND);
+    assertCrashedAt(first, CrashPoint.AFTER_LOG_APPEND.name());
 
     ChildJvm.Run during = s.run(CrashPoint.DURING_RECOVERY_COMMIT + ":" + hit);
-    assertCrashedAt(during, CrashPoint.DURING_RECOVERY_COMMIT);
+    assertCrashedAt(during, CrashPoint.DURING_RECOVERY_COMMIT.name());
     assertFalse(during.recovered(), "the child crashed inside recovery, yet reported it recovered\n" + during.describe());
 
     ChildJvm.Run clean = s.run(null);
@@ -104,6 +109,65 @@ class FileParticipantCrashIT {
     FileCrashChecker.Report report = checkReport(clean);
     assertEquals(3L * K, report.position(),
         "checkpoint 3 was decided before the first crash: the application resumes after it\n" + clean.describe());
+    assertFinal(s);
+  }
+
+  /**
+   * The file participants' own points. Hits count both participants (lines, then JSON, per
+   * operation): {@code file.commit.afterRename:2} halts between the first two renames of the first
+   * commit, whose lines transaction has parts in several buckets, so recovery finds one part final
+   * and the others in progress; the later hits fall in later commits, also between the JSON
+   * participant's parts. Wherever it halts, right after recovery both directories show the same
+   * prefix of the input, and the clean finish every input once.
+   */
+  @ParameterizedTest(name = "{0}:{1}")
+  @MethodSource("fileCrashes")
+  void crashInsideTheFileParticipantThenRecover(String point, int hit) throws Exception {
+    Scenario s = new Scenario(tmp, 0, 0);
+    ChildJvm.Run crashed = s.run(point + ":" + hit);
+    assertCrashedAt(crashed, point);
+    checkReportIfAny(crashed);
+
+    ChildJvm.Run clean = s.run(null);
+    assertDone(clean);
+    FileCrashChecker.Report report = checkReport(clean);
+    long position = report.position();
+    assertTrue(position >= 0 && position <= N && (position % K == 0 || position == N), clean.describe());
+    if (point.equals(FilePoints.COMMIT_AFTER_RENAME) || point.equals(FilePoints.COMMIT_DIRECTORY_SYNC)) {
+      assertTrue(position >= K, "a commit ran, so checkpoint 1 at least was decided\n" + clean.describe());
+    }
+    assertFinal(s);
+  }
+
+  static Stream<Arguments> fileCrashes() {
+    return Stream.of(
+        Arguments.of(FilePoints.COMMIT_AFTER_RENAME, 1),
+        Arguments.of(FilePoints.COMMIT_AFTER_RENAME, 2),
+        Arguments.of(FilePoints.COMMIT_AFTER_RENAME, 9),
+        Arguments.of(FilePoints.COMMIT_DIRECTORY_SYNC, 3),
+        Arguments.of(FilePoints.PRE_COMMIT_AFTER_FSYNC, 3),
+        Arguments.of(FilePoints.PRE_COMMIT_AFTER_FSYNC, 4),
+        Arguments.of(FilePoints.WRITE_AFTER_CREATE_PART, 7),
+        Arguments.of(FilePoints.BACKGROUND_DIRECTORY_SYNC, 5));
+  }
+
+  /**
+   * A crash while recovery aborts the transaction that was open at the first crash: its parts are
+   * partly deleted; the next start-up deletes the rest.
+   */
+  @Test
+  void crashDuringRecoveryAbort() throws Exception {
+    Scenario s = new Scenario(tmp, 0, 0);
+    ChildJvm.Run first = s.run(CrashPoint.BEFORE_PRE_COMMIT + ":3");
+    assertCrashedAt(first, CrashPoint.BEFORE_PRE_COMMIT.name());
+    ChildJvm.Run during = s.run(FilePoints.ABORT_AFTER_DELETE + ":1");
+    assertCrashedAt(during, FilePoints.ABORT_AFTER_DELETE);
+    assertFalse(during.recovered(), "the child crashed inside recovery, yet reported it recovered\n" + during.describe());
+
+    ChildJvm.Run clean = s.run(null);
+    assertDone(clean);
+    FileCrashChecker.Report report = checkReport(clean);
+    assertEquals(2L * K, report.position(), "checkpoint 2 was the last decided\n" + clean.describe());
     assertFinal(s);
   }
 
@@ -117,9 +181,10 @@ class FileParticipantCrashIT {
         CrashPoint.DURING_RECOVERY_COMMIT + ":1",
         CrashPoint.BETWEEN_COMMITS + ":3",
         CrashPoint.DURING_COMPACTION + ":2",
+        FilePoints.COMMIT_AFTER_RENAME + ":4",
         CrashPoint.AFTER_COMMITS + ":2")) {
       ChildJvm.Run c = s.run(p);
-      assertCrashedAt(c, CrashPoint.valueOf(p.substring(0, p.indexOf(':'))));
+      assertCrashedAt(c, p.substring(0, p.indexOf(':')));
       checkReportIfAny(c);
     }
     ChildJvm.Run clean = s.run(null);
@@ -146,16 +211,16 @@ class FileParticipantCrashIT {
 
   // ------------------------------------------------------------------ assertions
 
-  static void assertCrashedAt(ChildJvm.Run child, CrashPoint point) {
+  static void assertCrashedAt(ChildJvm.Run child, String point) {
     if (child.timedOut()) {
       fail("child did not finish in time\n" + child.describe());
     }
     if (child.exitCode() == 0) {
-      fail("the crash point " + child.crashAt() + " was never reached: the child ran to the end, so this "
+      fail("the crash point " + point + " was never reached: the child ran to the end, so this "
           + "case proves nothing\n" + child.describe());
     }
     assertEquals(CrashInjector.EXIT_CODE, child.exitCode(),
-        "the child failed instead of crashing at " + child.crashAt() + "\n" + child.describe());
+        "the child failed instead of crashing at " + point + "\n" + child.describe());
     assertTrue(child.err().contains("crash injected at " + point),
         "exit status 86, but no 'crash injected at " + point + "' in the child's log\n" + child.describe());
   }
@@ -253,9 +318,15 @@ class FileParticipantCrashIT {
     }
 
     ChildJvm.Run run(String crashAt) throws IOException, InterruptedException {
+      Map<String, String> properties = new LinkedHashMap<>();
+      properties.put(FileCrashChild.SEGMENT_BYTES, Long.toString(segmentBytes));
+      properties.put(FileCrashChild.BYSTANDERS, Integer.toString(bystanders));
+      if (crashAt != null && crashAt.startsWith("file.")) {
+        properties.put(FileCrashChild.FILE_CRASH_AT, crashAt);
+        crashAt = null;
+      }
       ChildJvm.Run child = ChildJvm.runNumbered(root, children.size() + 1, FileCrashChild.class,
-          Map.of(FileCrashChild.SEGMENT_BYTES, Long.toString(segmentBytes),
-              FileCrashChild.BYSTANDERS, Integer.toString(bystanders)),
+          properties,
           crashAt,
           List.of(root.resolve("state").toString(), dataDir().toString(), Long.toString(N),
               Integer.toString(K)),

@@ -6,7 +6,9 @@ package dev.twophase.file;
  *
  * <p>The result is a relative path of one or more names separated by {@code /}; an absolute path,
  * a {@code ..} segment, or anything else that would leave the base directory is refused with an
- * {@link IllegalArgumentException}, and the record is not written.
+ * {@link IllegalArgumentException}, and the record is not written. So is a bucket whose directory,
+ * or a directory above it under the base, is a symbolic link: no link below the base directory is
+ * followed.
  *
  * @param <IN> record type
  */

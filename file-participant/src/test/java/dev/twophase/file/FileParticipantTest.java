@@ -662,16 +662,26 @@ class FileParticipantTest {
     assertTrue(e.getMessage().contains(setting), "message should name " + setting + ": " + e.getMessage());
   }
 
+  /**
+   * Handles are values: the one begin returns names no parts (also after writes), the one
+   * pre-commit returns names every part, and both survive the codec equal.
+   */
   @Test
-  void handlesAreEqualByName() throws Exception {
+  void handlesAreValues() throws Exception {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
     W.write(p, t, "x");
+    assertEquals(List.of(), t.parts(), "the begun handle is not changed by writes");
     FileTransaction decoded = roundTrip(p.transactionCodec(), t);
     assertEquals(t, decoded);
     assertEquals(t.hashCode(), decoded.hashCode());
     assertEquals(t.begunAtMillis(), decoded.begunAtMillis());
     assertNotEquals(t, p.beginTransaction(context(1)));
+    FileTransaction prepared = p.preCommit(t);
+    assertEquals(List.of(new FileTransaction.Part("", 0)), prepared.parts());
+    assertEquals(t.name(), prepared.name());
+    assertNotEquals(t, prepared);
+    assertEquals(prepared, roundTrip(p.transactionCodec(), prepared));
     assertThrows(IOException.class, () -> p.transactionCodec().decode("{}".getBytes(StandardCharsets.UTF_8), 1));
     assertThrows(IOException.class, () -> p.transactionCodec().decode(p.transactionCodec().encode(t), 2));
   }

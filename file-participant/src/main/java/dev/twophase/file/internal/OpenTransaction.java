@@ -72,6 +72,11 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
   private final List<Part> parts = new ArrayList<>();
   /** The open part of each bucket. */
   private final Map<String, PartWriter> writers = new LinkedHashMap<>();
+  /**
+   * Every part whose file was created, open or finished: {@link #discard} closes them all, also one
+   * created by a write that failed before the part became its bucket's open part.
+   */
+  private final List<PartWriter> files = new ArrayList<>();
   /** The directories whose entries pre-commit must make durable. */
   private final Set<Path> dirsToSync = new LinkedHashSet<>();
   /**
@@ -226,6 +231,7 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
     }
     int index = nextIndex;
     part.create(dir.resolve(s.names().inProgressName(handle.name(), index)), index, s.ownerOnly());
+    files.add(part); // from here on, whatever fails, discard() closes it
     nextIndex++;
     parts.add(new Part(part.bucket(), index));
     dirsToSync.add(dir);
@@ -277,9 +283,10 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
 
   /** Closes every open part without writing it out (the transaction is aborted or abandoned). */
   public void discard() {
-    for (PartWriter writer : writers.values()) {
+    for (PartWriter writer : files) {
       writer.discard();
     }
+    files.clear();
     writers.clear();
     current = null;
     currentBucket = NO_BUCKET;

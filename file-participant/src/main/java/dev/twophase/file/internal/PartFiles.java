@@ -68,13 +68,15 @@ public final class PartFiles {
       Path dir = checkedDir(part, checked, transaction, "commit");
       Path inProgress = dir.resolve(names.inProgressName(transaction.name(), part.index()));
       Path committed = dir.resolve(names.finalName(transaction.name(), part.index()));
+      // The directory is synced even if the part was renamed by an earlier attempt (checked above
+      // that one of the names exists): that attempt may have failed before its own sync.
+      dirs.add(dir);
       try {
         Files.move(inProgress, committed, StandardCopyOption.ATOMIC_MOVE);
       } catch (NoSuchFileException alreadyFinal) {
-        continue; // renamed by an earlier attempt (checked above that one of the names exists)
+        continue;
       }
       renamed = true;
-      dirs.add(dir);
       faults.reached(FilePoints.COMMIT_AFTER_RENAME);
     }
     for (Path dir : dirs) {

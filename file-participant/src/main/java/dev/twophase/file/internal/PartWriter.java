@@ -36,6 +36,8 @@ public final class PartWriter extends OutputStream {
   private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
   private static final Set<OpenOption> CREATE = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
 
+  private static final byte[] NO_BYTES = new byte[0];
+
   private final String bucket;
   private final Path dir;
   private final int bufferBytes;
@@ -175,13 +177,22 @@ public final class PartWriter extends OutputStream {
     }
   }
 
-  /** Writes the buffer, syncs the file and closes it: its content is durable after this. */
+  /**
+   * Writes the buffer, syncs the file and closes it: its content is durable after this. The buffer
+   * is released either way: nothing is written to a finished part.
+   */
   public void finish() throws IOException {
     try {
       drain();
       channel.force(true);
     } finally {
-      channel.close();
+      try {
+        channel.close();
+      } finally {
+        buffer = NO_BYTES;
+        view = ByteBuffer.wrap(NO_BYTES);
+        position = 0;
+      }
     }
   }
 

@@ -1,11 +1,14 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * What a participant found when asked to abort a handle from a new process
  * ({@link Participant#recoverAndAbort}). Reporting it, rather than aborting blindly, is what lets the
  * coordinator notice a state log that lost a decision: a transaction recovery means to abort that
  * the resource shows committed.
  */
+@PublicEvolving
 public enum AbortOutcome {
   /** The transaction was in progress or prepared, and this call rolled it back. */
   ABORTED,

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.LongFunction;
@@ -16,6 +17,7 @@ import java.util.function.LongFunction;
  *
  * @param <S> the snapshot type
  */
+@PublicEvolving
 public interface ApplicationState<S> {
 
   /** Encodes snapshots into the state log. */

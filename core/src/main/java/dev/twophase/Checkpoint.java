@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -12,6 +13,7 @@ import java.util.concurrent.TimeoutException;
  * participant (now, or by recovery after a crash). {@link #committed()} tells when the commits in
  * this process are done.
  */
+@PublicEvolving
 public final class Checkpoint {
 
   private final long id;

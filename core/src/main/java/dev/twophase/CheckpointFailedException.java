@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * A checkpoint could not be decided, usually because a participant's pre-commit failed. Every
  * participant's transaction of that checkpoint was aborted and new ones were begun (presumed
@@ -10,6 +12,7 @@ package dev.twophase;
  * last one after {@code finish()}: no transaction can be begun then, so close the coordinator and
  * start a new one, which resumes from the last decided checkpoint.
  */
+@PublicEvolving
 public class CheckpointFailedException extends RetriableTwoPhaseException {
 
   private static final long serialVersionUID = 1L;

@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * Turns a transaction handle or a participant context into bytes for the state log and back.
  *
@@ -10,6 +12,7 @@ package dev.twophase;
  *
  * @param <T> the encoded type
  */
+@PublicEvolving
 public interface Codec<T> {
 
   /** The format version of what {@link #encode} writes; a positive number. */

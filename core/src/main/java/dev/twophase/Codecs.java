@@ -1,10 +1,12 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.internal.JsonCodec;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /** Ready-made {@link Codec}s. */
+@PublicEvolving
 public final class Codecs {
 
   private Codecs() {}

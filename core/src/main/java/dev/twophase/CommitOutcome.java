@@ -1,9 +1,12 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * What a participant found when asked to commit a handle. Reporting this, rather than guessing, is
  * what lets the coordinator tell a harmless repeat from data loss.
  */
+@PublicEvolving
 public enum CommitOutcome {
   /** This call made the transaction visible. */
   COMMITTED,

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.StateLog.CoordinatorLog;
 import dev.twophase.internal.Checkpointing.Prepared;
 import dev.twophase.internal.CommitLoop;
@@ -85,6 +86,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The coordinator owns its participants: {@link #close()} closes them.
  */
+@PublicEvolving
 public final class Coordinator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
@@ -114,7 +116,11 @@ public final class Coordinator implements AutoCloseable {
     StoredState last = log.lastState();
     StateCodec.CoordinatorRecord record =
         last == null ? null : StateCodec.decode(last.payload(), "the state log of coordinator '" + core.coordinatorId() + "'");
-    core.recover(record, log.lastCompletedCheckpointId(), log.ownerEpoch(), log.logId(), log::appendCompletion);
+    // Above the log's epoch, and above the last incarnation's even when that one ran under the
+    // same owner (a coordinator closed and built again on a log that stayed open): every start
+    // gets an epoch of its own, so transaction names never repeat.
+    long epoch = record == null ? log.ownerEpoch() : Math.max(log.ownerEpoch(), record.ownerEpoch() + 1);
+    core.recover(record, log.lastCompletedCheckpointId(), epoch, log.logId(), log::appendCompletion);
     nextCheckpointId = core.lastCheckpointId() + 1;
     core.beginAll(nextCheckpointId);
     // The start-up record: a crash before the first checkpoint must abort what was just begun.

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -19,6 +20,7 @@ import java.util.Optional;
  *     .build();
  * }</pre>
  */
+@PublicEvolving
 public final class CoordinatorConfig {
 
   private static final CoordinatorConfig DEFAULTS = custom().build();

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.time.Duration;
 
 /**
@@ -8,6 +9,7 @@ import java.time.Duration;
  * checkpoints, the committer thread for commits): keep it fast. An exception thrown by a listener
  * is logged and otherwise ignored; it never changes the protocol's outcome.
  */
+@PublicEvolving
 public interface CoordinatorListener {
 
   /** Pre-commits of checkpoint {@code checkpointId} are about to start. */

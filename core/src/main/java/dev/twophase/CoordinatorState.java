@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -14,6 +15,7 @@ import java.util.Set;
  *   every state ──► CLOSED
  * </pre>
  */
+@PublicEvolving
 public enum CoordinatorState {
   /** Reading the log, committing and aborting what it holds. No writes yet. */
   RECOVERING,

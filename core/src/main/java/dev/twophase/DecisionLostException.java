@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * The state log lost a decision: recovery was about to abort a transaction of a checkpoint it
  * believes undecided, and the participant's resource shows that transaction committed
@@ -13,6 +15,7 @@ package dev.twophase;
  * {@link CoordinatorConfig.Builder#continueAfterLostDecision()}: it then leaves the committed
  * transaction as it is, logs an ERROR, and resumes from the position the log holds.
  */
+@PublicEvolving
 public class DecisionLostException extends FatalTwoPhaseException {
 
   private static final long serialVersionUID = 1L;

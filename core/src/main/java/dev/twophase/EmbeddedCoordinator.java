@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.internal.Checkpointing.Prepared;
 import dev.twophase.internal.CoordinatorCore;
 import dev.twophase.internal.CoreSpec;
@@ -28,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * transactions stay pending and are committed with the next completed checkpoint, whose state
  * includes them.
  */
+@PublicEvolving
 public final class EmbeddedCoordinator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCoordinator.class);

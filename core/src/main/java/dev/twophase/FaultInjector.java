@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.Experimental;
+
 /**
  * Testing knobs for crash and fault tests, injected as an object (never switched on by a system
  * property): code that takes part in the protocol calls {@link #reached(String)} at named points,
@@ -15,6 +17,7 @@ package dev.twophase;
  * and no point sits on a per-record path.
  */
 @FunctionalInterface
+@Experimental
 public interface FaultInjector {
 
   /**

@@ -1,9 +1,12 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * An operation was called in a state that does not allow it: a write after {@code finish()}, a
  * checkpoint on a closed coordinator. Carries both states so the message says what happened.
  */
+@PublicEvolving
 public class IllegalStateTransitionException extends IllegalStateException {
 
   private static final long serialVersionUID = 1L;

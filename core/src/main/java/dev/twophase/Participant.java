@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -72,6 +73,7 @@ import java.util.Optional;
  * @param <TXN>     the transaction handle, an immutable value
  * @param <CONTEXT> participant-wide state that survives restarts (use {@link Void} if none)
  */
+@PublicEvolving
 public interface Participant<TXN, CONTEXT> {
 
   /** Encodes handles into the state log. The version lets a later release read older handles. */

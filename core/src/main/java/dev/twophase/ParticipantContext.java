@@ -1,6 +1,9 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /** Who a participant works for; passed to every life-cycle call that creates resources. */
+@PublicEvolving
 public interface ParticipantContext {
 
   /** The coordinator's id, unique within its state log. */

@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * A checkpoint was not taken because {@link CoordinatorConfig#maxPendingCheckpoints()} decided
  * checkpoints are still waiting for their commits and the configured policy is
@@ -7,6 +9,7 @@ package dev.twophase;
  * transactions stay open and keep taking records; take the checkpoint again once commits caught up
  * (or raise the limit, or choose {@link CoordinatorConfig.WhenPendingFull#BLOCK}).
  */
+@PublicEvolving
 public class PendingLimitExceededException extends RetriableTwoPhaseException {
 
   private static final long serialVersionUID = 1L;

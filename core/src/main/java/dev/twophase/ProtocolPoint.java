@@ -1,10 +1,13 @@
 package dev.twophase;
 
+import dev.twophase.annotation.Experimental;
+
 /**
  * The named points of the protocol at which the coordinator and {@link FileStateLog} call their
  * {@link FaultInjector}, in the order one checkpoint reaches them. A crash test halts a JVM at one
  * of them and recovers in a new one; {@link #name()} is the string the injector receives.
  */
+@Experimental
 public enum ProtocolPoint {
   /** A checkpoint started; no participant pre-committed yet. Once per checkpoint. */
   BEFORE_PRE_COMMIT,

@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * Takes the records of one transaction; see {@link Writable#writerFor}. Called on the application
  * thread only, and never after the transaction's pre-commit or abort began.
@@ -7,6 +9,7 @@ package dev.twophase;
  * @param <IN> record type
  */
 @FunctionalInterface
+@PublicEvolving
 public interface RecordWriter<IN> {
 
   /**

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.List;
 import java.util.Optional;
 
@@ -9,6 +10,7 @@ import java.util.Optional;
  * @param <TXN>     the handle type
  * @param <CONTEXT> the user context type
  */
+@PublicEvolving
 public interface RecoveryContext<TXN, CONTEXT> extends ParticipantContext {
 
   /**

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.Experimental;
 import java.util.List;
 
 /**
@@ -21,6 +22,7 @@ import java.util.List;
  *
  * @param <TXN> the participant's transaction handle
  */
+@Experimental
 public interface RetirementListener<TXN> {
 
   /**

@@ -1,6 +1,9 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /** A failure that may go away when the same operation is tried again (a broker or database away). */
+@PublicEvolving
 public class RetriableTwoPhaseException extends TwoPhaseException {
 
   private static final long serialVersionUID = 1L;

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.Experimental;
 import java.time.Duration;
 import java.util.concurrent.Executor;
 
@@ -9,6 +10,7 @@ import java.util.concurrent.Executor;
  * backoff can be tested without waiting.
  */
 @FunctionalInterface
+@Experimental
 public interface Scheduler {
 
   /**

@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.Experimental;
+
 /**
  * A monotonic time source in nanoseconds, for intervals measured inside one process (the time
  * since the last checkpoint, how long a commit took); like Caffeine's {@code Ticker}. Unlike a
@@ -7,6 +9,7 @@ package dev.twophase;
  * tests.
  */
 @FunctionalInterface
+@Experimental
 public interface Ticker {
 
   /** Nanoseconds since an arbitrary origin; only differences mean something. */

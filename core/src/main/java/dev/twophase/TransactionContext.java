@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Optional;
 
 /**
@@ -7,6 +8,7 @@ import java.util.Optional;
  *
  * @param <CONTEXT> the participant's user context
  */
+@PublicEvolving
 public interface TransactionContext<CONTEXT> extends ParticipantContext {
 
   /** The checkpoint this transaction will be pre-committed in, if all goes well. */

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.regex.Matcher;
@@ -12,6 +13,7 @@ import java.util.zip.CRC32;
  * coordinator builds its contexts' names with it; engines that drive participants themselves (an
  * adapter to a stream processor, say) and test kits use it to name transactions the same way.
  */
+@PublicEvolving
 public final class TransactionNames {
 
   /**

@@ -1,5 +1,6 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -12,6 +13,7 @@ import java.util.OptionalLong;
  * <p>Where known, the exception carries the checkpoint id and the participant's name, and its
  * message names the handle.
  */
+@PublicEvolving
 public class TwoPhaseException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;

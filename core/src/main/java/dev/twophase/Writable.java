@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * Optional capability of a {@link Participant}: it accepts records into its current transaction.
  * Participants that expose their resource through the participant instead (a JDBC connection bound
@@ -13,6 +15,7 @@ package dev.twophase;
  * @param <IN>  record type
  * @param <TXN> the participant's transaction handle
  */
+@PublicEvolving
 public interface Writable<IN, TXN> {
 
   /**

@@ -463,4 +463,25 @@ class CoordinatorTest {
     ok.write("only-kafka-2");
     assertEquals(2, c.maybeCheckpoint().orElseThrow().id(), "the busiest participant decides");
   }
+
+  /**
+   * A coordinator closed and built again on a log that stayed open runs under the same log owner:
+   * it still gets an epoch of its own, or its transaction names would repeat the first
+   * incarnation's (and a file participant's commit would rename over committed files).
+   */
+  @Test
+  void aCoordinatorBuiltAgainOnAnOpenLogGetsANewEpochAndNewNames() {
+    InMemoryParticipant<String> k = participant(kafka);
+    Coordinator first = builder(CoordinatorConfig.custom(), k).build();
+    first.output(k).write("a");
+    first.checkpoint().awaitCommitted(WAIT);
+    long epoch = first.ownerEpoch();
+    first.close();
+    InMemoryParticipant<String> k2 = participant(kafka);
+    Coordinator second = start(CoordinatorConfig.custom(), k2);
+    assertTrue(second.ownerEpoch() > epoch, second.ownerEpoch() + " > " + epoch);
+    second.output(k2).write("b");
+    second.checkpoint().awaitCommitted(WAIT);
+    assertEquals(List.of("a", "b"), kafka.committedRecords());
+  }
 }

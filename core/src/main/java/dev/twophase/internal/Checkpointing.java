@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.CheckpointFailedException;
 import dev.twophase.Codec;
 import dev.twophase.CoordinatorState;
@@ -17,6 +18,7 @@ import java.util.List;
  * reversible: a failure aborts the checkpoint's transactions in every participant (presumed
  * abort), begins new ones and tells the application to replay. Application thread only.
  */
+@Internal
 public final class Checkpointing {
 
   /**

@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.CoordinatorListener;
 import dev.twophase.CoordinatorState;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
  * retriable failure is retried, anything else stops the coordinator with a
  * {@link FatalTwoPhaseException} that every waiter receives.
  */
+@Internal
 public final class CommitLoop {
 
   private final CoordinatorCore core;

@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.ApplicationState;
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.CoordinatorListener;
@@ -34,6 +35,7 @@ import org.slf4j.Logger;
  * retirement calls, which the committer calls. They share only {@link #pending()} and the
  * life-cycle state; fields that any thread may read are volatile.
  */
+@Internal
 public final class CoordinatorCore {
 
   /** A participant as registered with a builder. */

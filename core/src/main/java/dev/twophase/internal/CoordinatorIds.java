@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -12,6 +13,7 @@ import java.util.Objects;
  * same for both kinds of coordinator): not blank, valid Unicode text, at most 255 bytes in UTF-8.
  * Messages quote a long value shortened, never whole.
  */
+@Internal
 public final class CoordinatorIds {
 
   /** Most UTF-8 bytes of a coordinator id or participant name. */

@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.ApplicationState;
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.CoordinatorListener;
@@ -11,6 +12,7 @@ import java.util.Objects;
 import org.slf4j.Logger;
 
 /** What both coordinator builders collect; they differ only in how the core is then started. */
+@Internal
 public final class CoreSpec {
 
   private final String coordinatorId;

@@ -1,9 +1,12 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
+
 /**
  * The named protocol points at which crash tests halt a JVM (SPEC.md, "Crash points every fault
  * test must cover"). See {@link Faults}.
  */
+@Internal
 public enum CrashPoint {
   /** Checkpoint started, no participant pre-committed yet. */
   BEFORE_PRE_COMMIT,

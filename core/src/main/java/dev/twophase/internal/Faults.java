@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +14,7 @@ import org.slf4j.LoggerFactory;
  * when the property is absent the JIT folds every {@code if (Faults.ENABLED)} away and the hooks
  * cost nothing on the hot path.
  */
+@Internal
 public final class Faults {
 
   /** Exit status of a JVM halted by a crash point, so tests can tell it from a real failure. */

@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.concurrent.ThreadLocalRandom;
@@ -10,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * log of its own to number them: a lineage id, made when a coordinator starts without restored
  * state and carried in every snapshot after, and an owner epoch unique per incarnation.
  */
+@Internal
 public final class Incarnations {
 
   private static final char[] ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789".toCharArray();

@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -7,6 +8,7 @@ import dev.twophase.Codec;
 import java.util.Objects;
 
 /** Jackson-backed codec. Default typing stays off: the log never chooses a class to load. */
+@Internal
 public final class JsonCodec<T> implements Codec<T> {
 
   private static final ObjectMapper MAPPER =

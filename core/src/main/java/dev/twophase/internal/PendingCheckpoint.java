@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.internal.StateCodec.HandleRecord;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -8,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
  * One decided checkpoint's pre-committed transactions, per participant index, from its decision
  * until every participant committed it.
  */
+@Internal
 public final class PendingCheckpoint {
 
   final long id;

@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.CoordinatorConfig.WhenPendingFull;
 import dev.twophase.PendingLimitExceededException;
 import dev.twophase.Ticker;
@@ -22,6 +23,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * thread commits and removes. A failure of the coordinator completes every pending future,
  * including one added concurrently with the failure.
  */
+@Internal
 public final class PendingCheckpoints {
 
   private final ConcurrentSkipListMap<Long, PendingCheckpoint> pending = new ConcurrentSkipListMap<>();

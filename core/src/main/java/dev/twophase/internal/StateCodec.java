@@ -1,5 +1,6 @@
 package dev.twophase.internal;
 
+import dev.twophase.annotation.Internal;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,6 +19,7 @@ import java.util.List;
  * of the codec that wrote them. {@link #FORMAT} is read first: a record of another format is
  * refused, with a message that says which, rather than half-understood.
  */
+@Internal
 public final class StateCodec {
 
   /** Version of this record layout. 2 added the log id. */

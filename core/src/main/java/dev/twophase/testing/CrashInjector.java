@@ -1,5 +1,6 @@
 package dev.twophase.testing;
 
+import dev.twophase.annotation.Experimental;
 import dev.twophase.FaultInjector;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,6 +15,7 @@ import org.slf4j.LoggerFactory;
  * <p>Only the target point's hits are counted, per injector. The exit status is {@link #EXIT_CODE},
  * so a test can tell a crash from a failure.
  */
+@Experimental
 public final class CrashInjector implements FaultInjector {
 
   /** Exit status of a JVM halted by a crash injector. */

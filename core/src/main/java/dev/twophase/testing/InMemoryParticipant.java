@@ -1,5 +1,6 @@
 package dev.twophase.testing;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.Codecs;
@@ -78,6 +79,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *
  * @param <T> record type
  */
+@PublicEvolving
 public final class InMemoryParticipant<T>
     implements Participant<InMemoryTransaction, Void>, Writable<T, InMemoryTransaction> {
 

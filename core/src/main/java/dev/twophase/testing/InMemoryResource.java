@@ -1,5 +1,6 @@
 package dev.twophase.testing;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.AbortOutcome;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FencedException;
@@ -49,6 +50,7 @@ import java.util.function.Predicate;
  *
  * @param <T> record type
  */
+@PublicEvolving
 public final class InMemoryResource<T> {
 
   /** The state of one transaction in the resource. */

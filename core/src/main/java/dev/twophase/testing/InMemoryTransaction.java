@@ -1,5 +1,6 @@
 package dev.twophase.testing;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Objects;
 
 /**
@@ -9,6 +10,7 @@ import java.util.Objects;
  * @param name the transaction's name in the {@link InMemoryResource}
  * @param begunAtMillis when the transaction was begun, by the participant's clock (informational)
  */
+@PublicEvolving
 public record InMemoryTransaction(String name, long begunAtMillis) {
 
   public InMemoryTransaction {

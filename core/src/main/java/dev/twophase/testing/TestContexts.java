@@ -1,5 +1,6 @@
 package dev.twophase.testing;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.ParticipantContext;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
@@ -14,6 +15,7 @@ import java.util.Optional;
  * the coordinator's scheme ({@link TransactionNames}) exactly. The returned values are records
  * (equal when their fields are).
  */
+@PublicEvolving
 public final class TestContexts {
 
   /** The log id the short factory methods use. */

@@ -1,5 +1,7 @@
 package dev.twophase.file;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * Chooses the sub-directory of the base directory a record goes to (its bucket), for example a date
  * ({@code "2026-11-29"}) or a key. Return {@code ""} for the base directory itself.
@@ -13,6 +15,7 @@ package dev.twophase.file;
  * @param <IN> record type
  */
 @FunctionalInterface
+@PublicEvolving
 public interface BucketAssigner<IN> {
 
   String bucket(IN record);

@@ -10,8 +10,10 @@ import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.file.FileTransaction.Part;
 import dev.twophase.file.internal.BucketDirectories;
+import dev.twophase.file.internal.BufferPool;
 import dev.twophase.file.internal.EarlyDirectorySync;
 import dev.twophase.file.internal.FileNames;
 import dev.twophase.file.internal.Fsync;
@@ -81,6 +83,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <IN> record type
  */
+@PublicEvolving
 public final class FileParticipant<IN>
     implements Participant<FileTransaction, Void>, Writable<IN, FileTransaction> {
 
@@ -115,7 +118,7 @@ public final class FileParticipant<IN>
     this.earlySync = new EarlyDirectorySync(dir -> directorySync.sync(dir, FilePoints.BACKGROUND_DIRECTORY_SYNC),
         "twophase-file-dirsync " + realBase);
     this.settings = new OpenTransaction.Settings<>(b.encoder, b.buckets, b.maxPartBytes, b.maxPartRecords,
-        b.bufferBytes, b.ownerOnly, names, buckets, earlySync, directorySync, faults);
+        new BufferPool(b.bufferBytes, 4), b.ownerOnly, names, buckets, earlySync, directorySync, faults);
     this.partFiles = new PartFiles(names, buckets, directorySync, faults);
     this.sweeper = new LeftoverSweeper(names, buckets, directorySync, faults);
   }

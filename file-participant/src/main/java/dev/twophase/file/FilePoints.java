@@ -1,5 +1,7 @@
 package dev.twophase.file;
 
+import dev.twophase.annotation.Experimental;
+
 /**
  * The named points at which a {@link FileParticipant} calls its
  * {@link FileParticipant.Builder#faultInjector(dev.twophase.FaultInjector) fault injector}, in the
@@ -11,6 +13,7 @@ package dev.twophase.file;
  * <p>None of them is on the per-record path: they are reached once per part file, per directory
  * sync or per operation.
  */
+@Experimental
 public final class FilePoints {
 
   private FilePoints() {}

@@ -1,5 +1,6 @@
 package dev.twophase.file;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.List;
 import java.util.Objects;
 
@@ -23,6 +24,7 @@ import java.util.Objects;
  * @param begunAtMillis when it was begun, by the participant's clock
  * @param parts the part files written, in creation order
  */
+@PublicEvolving
 public record FileTransaction(String name, long begunAtMillis, List<Part> parts) {
 
   /** One part file: its bucket (relative directory, {@code ""} for the base) and its index. */

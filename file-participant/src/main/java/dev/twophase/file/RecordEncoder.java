@@ -1,5 +1,6 @@
 package dev.twophase.file;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.io.IOException;
 import java.io.OutputStream;
 
@@ -13,6 +14,7 @@ import java.io.OutputStream;
  * @param <IN> record type
  */
 @FunctionalInterface
+@PublicEvolving
 public interface RecordEncoder<IN> {
 
   /**

@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystems;
@@ -41,6 +42,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Thread-safe: the application thread (writes) and the committer thread (commits) both use it.
  */
+@Internal
 public final class BucketDirectories {
 
   private static final boolean POSIX = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");

@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
@@ -35,6 +36,7 @@ import java.util.concurrent.TimeUnit;
  * participant that is never closed does not keep the JVM alive. After {@link #close()},
  * {@link #start} returns {@code null} and the caller syncs itself.
  */
+@Internal
 public final class EarlyDirectorySync implements AutoCloseable {
 
   /** Syncs one directory: {@link Fsync#directory}, after the participant's fault injector. */

@@ -1,13 +1,14 @@
 package dev.twophase.file.internal;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.twophase.Codec;
+import dev.twophase.annotation.Internal;
 import dev.twophase.file.FileTransaction;
 import dev.twophase.file.FileTransaction.Part;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.List;
  * How a {@link FileTransaction} is stored in the state log: JSON,
  * {@code {"name":..., "begunAt":..., "parts":[{"bucket":..., "index":...}]}}, version 1.
  */
+@Internal
 public final class HandleCodec implements Codec<FileTransaction> {
 
   private static final ObjectMapper MAPPER = JsonMapper.builder().build();
@@ -27,14 +29,24 @@ public final class HandleCodec implements Codec<FileTransaction> {
 
   @Override
   public byte[] encode(FileTransaction t) throws IOException {
-    ObjectNode node = MAPPER.createObjectNode();
-    node.put("name", t.name());
-    node.put("begunAt", t.begunAtMillis());
-    ArrayNode parts = node.putArray("parts");
-    for (Part p : t.parts()) {
-      parts.addObject().put("bucket", p.bucket()).put("index", p.index());
+    // Streamed, not built as a tree: this runs for every checkpoint (the begun and the prepared
+    // handle go into each state record).
+    ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 32 * t.parts().size());
+    try (JsonGenerator g = MAPPER.getFactory().createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("name", t.name());
+      g.writeNumberField("begunAt", t.begunAtMillis());
+      g.writeArrayFieldStart("parts");
+      for (Part p : t.parts()) {
+        g.writeStartObject();
+        g.writeStringField("bucket", p.bucket());
+        g.writeNumberField("index", p.index());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeEndObject();
     }
-    return MAPPER.writeValueAsBytes(node);
+    return out.toByteArray();
   }
 
   @Override

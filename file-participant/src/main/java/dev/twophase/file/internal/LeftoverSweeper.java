@@ -1,6 +1,7 @@
 package dev.twophase.file.internal;
 
 import dev.twophase.FaultInjector;
+import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -22,6 +23,7 @@ import org.slf4j.LoggerFactory;
  * deleted through), and before a file is deleted the directories above it are checked again
  * ({@link BucketDirectories#checkNoLinks}), in case one was swapped for a link while the walk ran.
  */
+@Internal
 public final class LeftoverSweeper {
 
   private static final Logger LOG = LoggerFactory.getLogger("dev.twophase.file.FileParticipant");

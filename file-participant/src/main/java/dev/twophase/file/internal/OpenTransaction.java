@@ -2,6 +2,7 @@ package dev.twophase.file.internal;
 
 import dev.twophase.FaultInjector;
 import dev.twophase.RecordWriter;
+import dev.twophase.annotation.Internal;
 import dev.twophase.file.BucketAssigner;
 import dev.twophase.file.FilePoints;
 import dev.twophase.file.FileTransaction;
@@ -32,6 +33,7 @@ import java.util.concurrent.Future;
  *
  * @param <IN> record type
  */
+@Internal
 public final class OpenTransaction<IN> implements RecordWriter<IN> {
 
   /** What every transaction of one participant shares. */
@@ -40,7 +42,7 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
       BucketAssigner<IN> assigner,
       long maxPartBytes,
       long maxPartRecords,
-      int bufferBytes,
+      BufferPool buffers,
       boolean ownerOnly,
       FileNames names,
       BucketDirectories buckets,
@@ -129,6 +131,9 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
       encoder.encode(record, part);
     } catch (Throwable e) {
       part.rewind(start);
+      if (!part.created()) {
+        part.discard(); // a new part that never got a record: its buffer goes back
+      }
       throw refused(e);
     }
     int length = part.position() - start;
@@ -171,7 +176,7 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
       return part;
     }
     Path dir = s.buckets().resolve(bucket); // refuses a bucket outside the base
-    return new PartWriter(bucket, dir, s.bufferBytes());
+    return new PartWriter(bucket, dir, s.buffers());
   }
 
   /**
@@ -191,7 +196,7 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
         return;
       }
       // Roll by size: the record goes to a new part, the full one is finished.
-      PartWriter next = new PartWriter(bucket, part.dir(), s.bufferBytes());
+      PartWriter next = new PartWriter(bucket, part.dir(), s.buffers());
       part.moveTo(next, start);
       part = next;
     }
@@ -199,6 +204,7 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
       create(part);
     } catch (BucketDirectories.LinkRefusedException e) {
       // Nothing of the record reached a file: refused alone, like a bucket outside the base.
+      part.discard();
       throw new IllegalArgumentException("bucket '" + bucket + "': " + e.getMessage()
           + "; the record was not written (the transaction " + handle.name() + " is unchanged)", e);
     } catch (IOException | RuntimeException | Error e) {

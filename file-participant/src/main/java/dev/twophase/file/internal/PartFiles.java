@@ -2,6 +2,7 @@ package dev.twophase.file.internal;
 
 import dev.twophase.CommitOutcome;
 import dev.twophase.FaultInjector;
+import dev.twophase.annotation.Internal;
 import dev.twophase.file.FilePoints;
 import dev.twophase.file.FileTransaction;
 import dev.twophase.file.FileTransaction.Part;
@@ -25,6 +26,7 @@ import org.slf4j.LoggerFactory;
  * abort. Every directory is checked for links ({@link BucketDirectories#checkNoLinks}) right before
  * a file in it is renamed or deleted. Thread-safe (no state of its own).
  */
+@Internal
 public final class PartFiles {
 
   private static final Logger LOG = LoggerFactory.getLogger("dev.twophase.file.FileParticipant");

@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -30,6 +31,7 @@ import java.util.Set;
  * the inherited no-op (an encoder that closes its stream closes nothing); {@link #discard()}
  * closes the file.
  */
+@Internal
 public final class PartWriter extends OutputStream {
 
   private static final boolean POSIX = FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
@@ -40,7 +42,7 @@ public final class PartWriter extends OutputStream {
 
   private final String bucket;
   private final Path dir;
-  private final int bufferBytes;
+  private final BufferPool pool;
   private byte[] buffer;
   /** {@link #buffer} as a ByteBuffer, for the channel; rewrapped when the buffer grows. */
   private ByteBuffer view;
@@ -51,12 +53,12 @@ public final class PartWriter extends OutputStream {
   private long bytes;
   private long records;
 
-  /** A part of {@code bucket} (in {@code dir}) with a buffer of {@code bufferBytes}; no file yet. */
-  public PartWriter(String bucket, Path dir, int bufferBytes) {
+  /** A part of {@code bucket} (in {@code dir}) with a buffer from {@code pool}; no file yet. */
+  public PartWriter(String bucket, Path dir, BufferPool pool) {
     this.bucket = bucket;
     this.dir = dir;
-    this.bufferBytes = bufferBytes;
-    this.buffer = new byte[bufferBytes];
+    this.pool = pool;
+    this.buffer = pool.take();
     this.view = ByteBuffer.wrap(buffer);
   }
 
@@ -171,8 +173,8 @@ public final class PartWriter extends OutputStream {
       channel.write(view);
     }
     position = 0;
-    if (buffer.length > 2 * bufferBytes) { // grown for a large record: give the memory back
-      buffer = new byte[bufferBytes];
+    if (buffer.length > 2 * pool.size()) { // grown for a large record: give the memory back
+      buffer = pool.take();
       view = ByteBuffer.wrap(buffer);
     }
   }
@@ -189,22 +191,35 @@ public final class PartWriter extends OutputStream {
       try {
         channel.close();
       } finally {
-        buffer = NO_BYTES;
-        view = ByteBuffer.wrap(NO_BYTES);
-        position = 0;
+        release();
       }
     }
   }
 
-  /** Closes the file without caring for its content (the transaction is being aborted). */
+  /**
+   * Closes the file without caring for its content (the transaction is being aborted, or this part
+   * was never created), and gives the buffer back.
+   */
   public void discard() {
-    if (channel == null) {
-      return;
-    }
     try {
-      channel.close();
+      if (channel != null) {
+        channel.close();
+      }
     } catch (IOException ignored) {
       // the file is deleted next; nothing of it matters
+    } finally {
+      release();
+    }
+  }
+
+  /** Gives the buffer back to the pool, once; nothing is written to this part afterwards. */
+  private void release() {
+    if (buffer != NO_BYTES) {
+      byte[] b = buffer;
+      buffer = NO_BYTES;
+      view = ByteBuffer.wrap(NO_BYTES);
+      position = 0;
+      pool.give(b);
     }
   }
 

@@ -441,6 +441,27 @@ class FileParticipantTest {
     assertThrows(FatalTwoPhaseException.class, () -> p.beginTransaction(context(1)), "a name begun twice");
   }
 
+  /** A writer kept across the pre-commit (or the abort) writes nothing: no part appears late. */
+  @Test
+  void aWriterKeptAcrossThePreCommitOrAbortRefusesRecords() throws Exception {
+    FileParticipant<CharSequence> p = lines();
+    FileTransaction t = p.beginTransaction(context(0));
+    dev.twophase.RecordWriter<CharSequence> kept = p.writerFor(t);
+    kept.write("x");
+    FileTransaction prepared = p.preCommit(t);
+    FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class, () -> kept.write("late"));
+    assertTrue(e.getMessage().contains("pre-committed") && e.getMessage().contains(t.name()), e.getMessage());
+    assertEquals(CommitOutcome.COMMITTED, p.commit(prepared));
+    assertEquals(List.of("x"), Dirs.committedLines(base()));
+    assertEquals(Dirs.committed(base()), Dirs.allFiles(base()), "no part was created by the late write");
+
+    FileTransaction aborted = p.beginTransaction(context(1));
+    dev.twophase.RecordWriter<CharSequence> keptToo = p.writerFor(aborted);
+    p.abort(aborted);
+    assertThrows(FatalTwoPhaseException.class, () -> keptToo.write("after the abort"));
+    assertEquals(Dirs.committed(base()), Dirs.allFiles(base()));
+  }
+
   @Test
   void abortDeletesTheInProgressPartsOnly() throws Exception {
     FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines())

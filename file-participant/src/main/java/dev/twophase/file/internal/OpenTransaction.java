@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FaultInjector;
 import dev.twophase.RecordWriter;
 import dev.twophase.annotation.Internal;
@@ -91,6 +92,8 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
   private int nextIndex;
   /** The failure after which this transaction can only be aborted. */
   private Throwable broken;
+  /** Set once pre-committed or discarded: no record may be written any more. */
+  private String closedBy;
 
   private record EarlySync(Path dir, Future<Void> sync) {}
 
@@ -117,9 +120,8 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
     if (record == null) {
       throw new NullPointerException("record");
     }
-    if (broken != null) {
-      throw new IOException("transaction " + handle.name() + " can no longer be committed after "
-          + "an earlier failed write (" + broken.getMessage() + "); the next checkpoint aborts it");
+    if (broken != null || closedBy != null) {
+      throw notWritable();
     }
     String bucket = assigner.bucket(record);
     PartWriter part = current;
@@ -147,6 +149,15 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
       return;
     }
     complete(part, bucket, start, length);
+  }
+
+  private IOException notWritable() {
+    if (closedBy != null) {
+      throw new FatalTwoPhaseException("cannot write to transaction " + handle.name() + ": it was "
+          + closedBy + " (a writer kept across a checkpoint; write through the coordinator's Output)");
+    }
+    return new IOException("transaction " + handle.name() + " can no longer be committed after "
+        + "an earlier failed write (" + broken.getMessage() + "); the next checkpoint aborts it");
   }
 
   private IllegalArgumentException refused(Throwable e) {
@@ -262,6 +273,7 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
           + "pre-committed: " + broken.getMessage(), broken);
     }
     try {
+      closedBy = "pre-committed";
       for (PartWriter writer : writers.values()) {
         writer.finish();
       }
@@ -289,6 +301,9 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
 
   /** Closes every open part without writing it out (the transaction is aborted or abandoned). */
   public void discard() {
+    if (closedBy == null) {
+      closedBy = "aborted";
+    }
     for (PartWriter writer : files) {
       writer.discard();
     }

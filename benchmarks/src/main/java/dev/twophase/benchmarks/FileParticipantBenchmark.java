@@ -78,7 +78,10 @@ import org.openjdk.jmh.annotations.Warmup;
  *       separate variants, measured one after the other, compare different moments; here each
  *       batch is timed and after each iteration the three rates and their ratios are printed
  *       ({@code [interleaved] ...}), all from the same seconds, with the nanoseconds per record and
- *       the part of them spent writing (outside checkpoints and the wait for a pipelined commit). Its JMH score is the three sinks'
+ *       the part of them spent writing (outside checkpoints and the wait for a pipelined commit),
+ *       and the CPU time of the whole process per record during each sink's turns, with the ratio
+ *       of the CPU times ({@code CPU a/b}, above 1 when {@code a} needs less CPU per record): on a
+ *       machine shared with other work, elapsed time also measures the waits for a CPU. Its JMH score is the three sinks'
  *       records together and means little by itself.
  * </ul>
  *
@@ -150,6 +153,16 @@ public class FileParticipantBenchmark {
   /** Per sink, the part of its timed batches spent in checkpoints (and in draining a pipelined commit). */
   private final long[] checkpointNanos = new long[INTERLEAVED.length];
   private long turnCheckpointNanos;
+  /**
+   * Per sink, the CPU time of the whole process (every thread: the application's, the committer,
+   * the background directory sync, the state log's, GC) during its timed turns. On a machine whose
+   * CPUs are shared with other work, elapsed time measures the waits for a CPU as much as the work;
+   * this measures the work.
+   */
+  private final long[] cpuNanos = new long[INTERLEAVED.length];
+  private long turnCpuStart;
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   /** What both sides implement: the benchmark loop is the same for all variants. */
   interface Sink {
@@ -253,7 +266,9 @@ public class FileParticipantBenchmark {
     Arrays.fill(batchNanos, 0);
     Arrays.fill(batchCount, 0);
     Arrays.fill(checkpointNanos, 0);
+    Arrays.fill(cpuNanos, 0);
     turnCheckpointNanos = 0;
+    turnCpuStart = OS.getProcessCpuTime();
     // The batch (turn) in progress began in the previous iteration: do not time it.
     skipBatch = sinceCheckpoint != 0 || batchesInTurn != 0;
     batchStart = System.nanoTime();
@@ -286,9 +301,15 @@ public class FileParticipantBenchmark {
       for (int i = 0; i < sinks.length; i++) {
         long records = batchCount[i] * checkpointEvery;
         rate[i] = batchNanos[i] == 0 ? 0 : records * 1e9 / batchNanos[i];
-        rates.append(String.format(" %s %.0f rec/s (%d batches; %.1f ns/record, of which writing %.1f);",
+        rates.append(String.format(" %s %.0f rec/s (%d batches; %.1f ns/record, of which writing %.1f; CPU %.1f ns/record);",
             names[i], rate[i], batchCount[i], records == 0 ? 0 : (double) batchNanos[i] / records,
-            records == 0 ? 0 : (double) (batchNanos[i] - checkpointNanos[i]) / records));
+            records == 0 ? 0 : (double) (batchNanos[i] - checkpointNanos[i]) / records,
+            records == 0 ? 0 : (double) cpuNanos[i] / records));
+      }
+      for (int i = 1; i < sinks.length; i++) {
+        rates.append(String.format(" CPU %s/%s %.3f", names[0], names[i],
+            cpuNanos[0] == 0 || batchCount[i] == 0 ? 0
+                : ((double) cpuNanos[i] / batchCount[i]) / ((double) cpuNanos[0] / batchCount[0])));
       }
       for (int i = 1; i < sinks.length; i++) {
         rates.append(String.format(" %s/%s %.3f", names[0], names[i], rate[0] / rate[i]));
@@ -360,12 +381,15 @@ public class FileParticipantBenchmark {
     sink.drain();
     long now = System.nanoTime();
     turnCheckpointNanos += now - t0;
+    long cpu = OS.getProcessCpuTime();
     if (!skipBatch) {
       batchNanos[current] += now - batchStart;
       batchCount[current] += TURN;
       checkpointNanos[current] += turnCheckpointNanos;
+      cpuNanos[current] += cpu - turnCpuStart;
     }
     turnCheckpointNanos = 0;
+    turnCpuStart = cpu;
     skipBatch = false;
     batchStart = now;
     current = (current + 1) % sinks.length;

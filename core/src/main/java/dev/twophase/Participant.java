@@ -74,7 +74,7 @@ import java.util.Optional;
  * @param <CONTEXT> participant-wide state that survives restarts (use {@link Void} if none)
  */
 @PublicEvolving
-public interface Participant<TXN, CONTEXT> {
+public interface Participant<TXN, CONTEXT> extends AutoCloseable {
 
   /** Encodes handles into the state log. The version lets a later release read older handles. */
   Codec<TXN> transactionCodec();
@@ -185,6 +185,11 @@ public interface Participant<TXN, CONTEXT> {
     return Optional.empty();
   }
 
-  /** Releases the participant's resources. Open transactions were aborted before this call. */
+  /**
+   * Releases the participant's resources. The coordinator calls it once, after it aborted the open
+   * transactions; pending (decided) transactions must be left as they are, for the next start to
+   * commit.
+   */
+  @Override
   default void close() throws Exception {}
 }

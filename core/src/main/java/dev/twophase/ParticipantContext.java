@@ -42,9 +42,11 @@ public interface ParticipantContext {
   /**
    * The most checkpoints that may be decided and not yet committed at once (see
    * {@link CoordinatorConfig#maxPendingCheckpoints()}), or 0 if unbounded. A participant that keeps
-   * a bounded pool of resources per transaction in flight (Kafka transactional ids, say) sizes it
-   * from this: at most {@code maxPendingCheckpoints() + 1} transactions are pre-committed and not
-   * committed, plus the one being written.
+   * a bounded pool of resources per transaction (Kafka transactional ids, say) sizes it from this.
+   * With a bound {@code max}, a participant holds at most {@code 2 * max + 2} pre-committed
+   * transactions that are not yet retired ({@link RetirementListener}): up to {@code max} decided
+   * and waiting for their commit, the one being decided, and up to {@code max + 1} committed whose
+   * retirement waits for the next durable state record; plus the transaction being written.
    */
   default int maxPendingCheckpoints() {
     return 0;

@@ -27,7 +27,9 @@ public interface RetirementListener<TXN> {
 
   /**
    * These handles, returned by {@link Participant#preCommit} and committed, will never be passed
-   * to {@code commit} or {@code recoverAndCommit} again.
+   * to {@code commit} or {@code recoverAndCommit} again. Called on the committer thread, between
+   * two commits: keep it cheap (batch durable work, such as deleting marker rows, rather than doing
+   * it per call), since it delays the next commit.
    */
   void onRetired(List<TXN> transactions) throws Exception;
 

@@ -122,4 +122,31 @@ class CommitSchedulingTest {
       assertEquals(1, c.maybeCheckpoint().orElseThrow().id());
     }
   }
+
+  /**
+   * A fault injector that throws between the durable decision and the commits stops the coordinator
+   * as a crash there would: the exception comes out as it is, close() still works, and the next
+   * start commits the decided checkpoint.
+   */
+  @Test
+  void anInjectorThatThrowsAfterTheDecisionStopsTheCoordinatorAndTheNextStartCommits() {
+    final class Stop extends RuntimeException {}
+    boolean[] armed = {true};
+    FaultInjector stop = point -> {
+      if (armed[0] && point.equals(ProtocolPoint.AFTER_LOG_APPEND.name())) {
+        armed[0] = false;
+        throw new Stop();
+      }
+    };
+    InMemoryParticipant<String> sink = new InMemoryParticipant<>(resource);
+    Coordinator c = Coordinator.builder("job", log).participant("sink", sink)
+        .config(CoordinatorConfig.custom().faultInjector(stop).build()).build();
+    c.output(sink).write("a");
+    org.junit.jupiter.api.Assertions.assertThrows(Stop.class, c::checkpoint);
+    assertEquals(CoordinatorState.FAILED, c.state());
+    c.close();
+    assertEquals(List.of(), resource.committedRecords());
+    Coordinator.builder("job", log.reopen()).participant("sink", new InMemoryParticipant<>(resource)).build().close();
+    assertEquals(List.of("a"), resource.committedRecords());
+  }
 }

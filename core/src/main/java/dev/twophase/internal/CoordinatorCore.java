@@ -165,9 +165,20 @@ public final class CoordinatorCore {
     return lastCheckpointAtNanos;
   }
 
-  /** Tells the configured {@link dev.twophase.FaultInjector} that {@code point} is reached. */
+  /**
+   * Tells the configured {@link dev.twophase.FaultInjector} that {@code point} is reached. An
+   * injector that throws (a test stopping a process between two steps) stops the coordinator, as a
+   * crash there would, and its exception is rethrown as it is: whatever the protocol had made
+   * durable stays for the next start to finish, and {@code close()} still releases everything.
+   */
   public void reached(ProtocolPoint point) {
-    config.faultInjector().reached(point.name());
+    try {
+      config.faultInjector().reached(point.name());
+    } catch (RuntimeException | Error e) {
+      fail(new FatalTwoPhaseException("coordinator '" + coordinatorId + "' stopped by a fault "
+          + "injected at " + point + ": " + e + "; the next start recovers", e));
+      throw e;
+    }
   }
 
   // ---------------------------------------------------------------- life cycle

@@ -16,14 +16,11 @@ import dev.twophase.Participant;
 import dev.twophase.RecordWriter;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
-import dev.twophase.testing.TestContexts;
+import dev.twophase.annotation.PublicEvolving;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
@@ -33,8 +30,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The conformance suite every {@link Participant} implementation should pass, in the spirit of
- * Flink's {@code SinkTestSuiteBase}. Extend it in a test class, implement the three abstract
- * methods, and JUnit runs every check below against your participant:
+ * Flink's {@code SinkTestSuiteBase}. Extend it in a test class, implement the abstract methods, and
+ * JUnit runs every check below against your participant:
  *
  * <pre>{@code
  * class MyParticipantConformanceTest
@@ -43,7 +40,11 @@ import org.junit.jupiter.api.Test;
  *
  *   @Override protected void setUpResource() { resource = MyResource.createFresh(); }
  *   @Override protected void tearDownResource() { resource.drop(); }
- *   @Override protected Participant<MyHandle, Void> newParticipant() { return new MyParticipant(resource); }
+ *   @Override protected Participant<MyHandle, Void> newParticipant(SimulatedProcess process) {
+ *     return MyParticipant.builder(resource)
+ *         .connections(() -> process.track(resource.connect(), MyConnection::abort))
+ *         .build();
+ *   }
  *   @Override protected List<String> committedRecords() { return resource.readCommitted(); }
  *   @Override protected String record(int i) { return "record-" + i; }
  * }
@@ -51,11 +52,14 @@ import org.junit.jupiter.api.Test;
  *
  * <h2>What the suite assumes</h2>
  * <ul>
- *   <li>{@link #newParticipant()} returns a new instance on the same external resource each time;
- *       the suite treats every instance as a separate process, and a new one after {@link
- *       #crash} as the process restarted after a crash. Handles pass from one instance to the next
- *       only through the participant's {@link Participant#transactionCodec() codec}, as they do
- *       through the coordinator's state log.
+ *   <li>{@link #newParticipant(SimulatedProcess)} returns a new instance on the same external
+ *       resource each time, living in the given {@link SimulatedProcess}; the suite treats every
+ *       instance as a separate process. To simulate a crash it <em>kills</em> the process: the
+ *       kill actions registered with it run (drop a connection, close a producer without aborting)
+ *       and the instance is never called again; a new instance then recovers. Handles pass from
+ *       one instance to the next only through the participant's
+ *       {@link Participant#transactionCodec() codec}, as they do through the coordinator's state
+ *       log.
  *   <li>{@link #committedRecords()} reads everything committed to the resource, the way a
  *       read_committed consumer would, in commit order (and write order within a transaction).
  *       Records must have a meaningful {@code equals}.
@@ -65,16 +69,18 @@ import org.junit.jupiter.api.Test;
  *       older data, but nothing else may commit to it while a test runs.
  *   <li>Calls follow the coordinator's order: on every start, an instance first commits and aborts
  *       the recovered handles, then gets {@code finishRecoveringContext}, then begins transactions.
- *       Owner epochs grow with every start of a coordinator id.
+ *       Owner epochs grow with every start of a coordinator id. Two checks call the participant
+ *       from two threads, as a self-driving {@link dev.twophase.Coordinator} does: commits on one,
+ *       everything else on another.
  * </ul>
  *
  * <h2>Life cycle</h2>
  * The suite's {@code @BeforeEach} calls {@link #setUpResource()} and its {@code @AfterEach} aborts
- * what the test left open, closes the live instances and calls {@link #tearDownResource()}. Create
- * or clean the resource in {@code setUpResource()}, not in a {@code @BeforeEach} of your own: JUnit
- * runs a subclass's {@code @BeforeEach} methods after the suite's, when the suite has already read
- * the resource. {@code @BeforeAll}/{@code @AfterAll} in the subclass are fine for expensive things
- * such as a container.
+ * what the test left open, closes the live instances, ends every simulated process and calls
+ * {@link #tearDownResource()}. Create or clean the resource in {@code setUpResource()}, not in a
+ * {@code @BeforeEach} of your own: JUnit runs a subclass's {@code @BeforeEach} methods after the
+ * suite's, when the suite has already read the resource. {@code @BeforeAll}/{@code @AfterAll} in
+ * the subclass are fine for expensive things such as a container.
  *
  * <h2>Skipped tests</h2>
  * Only {@link #lostTransactionIsReportedAsLost()} may be skipped, when the resource cannot expire a
@@ -82,19 +88,43 @@ import org.junit.jupiter.api.Test;
  * #isInProgress} are left out of a test (not skipped) when {@link #inProgressCheckSupported()} is
  * false; implement it if you can, it makes the suite notice aborts that do nothing.
  *
+ * <p>The suite calls the participant in one JVM. What it cannot see (a commit that is not atomic,
+ * data that does not survive a real crash) the crash harness in {@code dev.twophase.testkit.crash}
+ * checks in child JVMs; see {@code docs/testing-a-participant.md}.
+ *
  * @param <TXN> the participant's transaction handle
  * @param <CONTEXT> the participant's user context ({@link Void} if none)
  * @param <IN> record type
  */
+@PublicEvolving
 public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
   // ------------------------------------------------------------------------- for subclasses
 
   /**
-   * A new participant instance on the same external resource. Every call stands for a new process:
-   * it must not share in-memory state (buffers, open transactions) with earlier instances.
+   * A new participant instance on the same external resource, living in {@code process}. Every
+   * call stands for a new process: it must not share in-memory state (buffers, open transactions)
+   * with earlier instances. Register with {@code process} what a killed process would lose
+   * (see {@link SimulatedProcess}): the suite kills it to simulate a crash, and never calls the
+   * participant of a killed process again. The default calls the deprecated
+   * {@link #newParticipant()}.
    */
-  protected abstract Participant<TXN, CONTEXT> newParticipant() throws Exception;
+  protected Participant<TXN, CONTEXT> newParticipant(SimulatedProcess process) throws Exception {
+    return newParticipant();
+  }
+
+  /**
+   * The participant factory of earlier versions of the suite.
+   *
+   * @deprecated override {@link #newParticipant(SimulatedProcess)}, and register what a killed
+   *     process loses with the {@link SimulatedProcess} instead of overriding {@link #crash}
+   */
+  @Deprecated
+  protected Participant<TXN, CONTEXT> newParticipant() throws Exception {
+    throw new UnsupportedOperationException(getClass().getName()
+        + " must override newParticipant(SimulatedProcess process) and return a new participant"
+        + " instance on the resource under test");
+  }
 
   /**
    * Everything committed to the resource so far, as a reader with read_committed isolation sees
@@ -109,21 +139,23 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   protected abstract IN record(int i);
 
   /**
-   * Writes {@code record} into {@code transaction}. The default uses the {@link RecordWriter} the
-   * participant's {@link Writable#writerFor} returned for the transaction (the suite asks for it
-   * once, right after {@code beginTransaction}, as the coordinator does); participants that expose
-   * their resource otherwise must override this.
+   * Writes {@code record} into {@code transaction}, the handle {@code beginTransaction} returned.
+   * The default uses the {@link RecordWriter} the participant's {@link Writable#writerFor} returned
+   * for the transaction (the suite asks for it once, right after {@code beginTransaction}, as the
+   * coordinator does); participants that expose their resource otherwise must override this. In
+   * {@link #exactlyOnceUnderACoordinatorWithRestart()}, {@code transaction} is the coordinator's
+   * {@code currentTransaction(participant)}.
    */
   protected void write(Participant<TXN, CONTEXT> participant, TXN transaction, IN record)
       throws Exception {
-    RecordWriter<IN> writer = writers.get(transaction);
-    if (writer == null) {
+    if (!(participant instanceof Writable)) {
       throw new UnsupportedOperationException(
           participant.getClass().getName()
               + " does not implement Writable: override ParticipantConformanceSuite.write(...) to"
               + " say how a record goes into a transaction");
     }
-    writer.write(record);
+    Incarnation<TXN, CONTEXT> incarnation = fixture.incarnationOf(participant);
+    incarnation.write(transaction, record);
   }
 
   /**
@@ -136,11 +168,13 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   protected void tearDownResource() throws Exception {}
 
   /**
-   * Simulates the death of the process that owns {@code participant}, without letting it abort or
-   * close anything: the suite never uses the instance again. Override to release what the
-   * operating system would release for a killed process (close a JDBC connection without
-   * committing, close a producer without aborting). Default: nothing (the instance is abandoned).
+   * Called after a simulated process was killed, with its participant.
+   *
+   * @deprecated register what a killed process loses with the {@link SimulatedProcess} passed to
+   *     {@link #newParticipant(SimulatedProcess)}; the suite kills it, and this hook needed a
+   *     test-only method in the participant. Default: nothing.
    */
+  @Deprecated
   protected void crash(Participant<TXN, CONTEXT> participant) throws Exception {}
 
   /**
@@ -201,93 +235,22 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
   // ------------------------------------------------------------------------- life cycle
 
-  private record Logged(byte[] bytes, int version) {}
-
-  /** One participant instance: one process of one coordinator. */
-  private final class Incarnation {
-    final Participant<TXN, CONTEXT> participant;
-    final String coordinatorId;
-    final String participantName;
-    final long epoch;
-    final Optional<CONTEXT> userContext;
-    final List<TXN> unfinished = new ArrayList<>();
-    long sequence;
-    boolean crashed;
-
-    Incarnation(
-        Participant<TXN, CONTEXT> participant,
-        String coordinatorId,
-        String participantName,
-        long epoch,
-        Optional<CONTEXT> userContext) {
-      this.participant = participant;
-      this.coordinatorId = coordinatorId;
-      this.participantName = participantName;
-      this.epoch = epoch;
-      this.userContext = userContext;
-    }
-  }
-
-  private String coordinatorId;
-  /** The writer of each open transaction of a Writable participant, by identity of the handle. */
-  private final Map<TXN, RecordWriter<IN>> writers = new IdentityHashMap<>();
-  private List<IN> baseline;
-  private int nextRecord;
-  private long nextCheckpoint;
-  private final Map<String, Long> epochs = new HashMap<>();
-  private final Map<String, Logged> contexts = new HashMap<>();
-  private final List<Incarnation> incarnations = new ArrayList<>();
+  private final SuiteFixture<TXN, CONTEXT, IN> fixture = new SuiteFixture<>(this);
 
   /** Prepares a test: a fresh coordinator id, {@link #setUpResource()}, the baseline read. */
   @BeforeEach
   protected final void setUpConformanceTest() throws Exception {
-    coordinatorId = coordinatorIdPrefix() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong());
-    nextRecord = 0;
-    nextCheckpoint = 1;
-    epochs.clear();
-    contexts.clear();
-    incarnations.clear();
-    writers.clear();
-    setUpResource();
-    baseline = List.copyOf(committedRecords());
+    fixture.setUp(coordinatorIdPrefix() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
   }
 
   /**
-   * Aborts what the test left open in live instances (failures ignored), closes them, then calls
-   * {@link #tearDownResource()}. A failing {@code close()} fails the test.
+   * Aborts what the test left open in live instances (failures ignored), closes them, ends every
+   * simulated process, then calls {@link #tearDownResource()}. A failing {@code close()} fails the
+   * test.
    */
   @AfterEach
   protected final void tearDownConformanceTest() throws Exception {
-    Exception failure = null;
-    try {
-      for (Incarnation incarnation : incarnations) {
-        if (incarnation.crashed) {
-          continue;
-        }
-        for (TXN transaction : incarnation.unfinished) {
-          try {
-            incarnation.participant.abort(transaction);
-          } catch (Exception ignored) {
-            // best effort: the test is over
-          }
-        }
-        try {
-          incarnation.participant.close();
-        } catch (Exception e) {
-          if (failure == null) {
-            failure = e;
-          } else {
-            failure.addSuppressed(e);
-          }
-        }
-      }
-    } finally {
-      incarnations.clear();
-      tearDownResource();
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    fixture.tearDown();
   }
 
   // ------------------------------------------------------------------------- the tests
@@ -295,15 +258,15 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   /** begin, write, preCommit show nothing; commit shows the records once, in order: COMMITTED. */
   @Test
   public void preCommittedRecordsStayInvisibleUntilCommit() throws Exception {
-    Incarnation process = start(coordinatorId);
-    TXN txn = begin(process);
+    Incarnation<TXN, CONTEXT> process = start();
+    TXN txn = process.begin();
     List<IN> records = write(process, txn, 3);
     assertVisible(List.of(), "records of an open transaction are visible");
-    txn = preCommit(process, txn);
+    txn = process.preCommit(txn);
     assertVisible(List.of(), "records of a pre-committed transaction are visible before commit");
     assertInProgress(txn, true, "after preCommit");
 
-    assertEquals(CommitOutcome.COMMITTED, commit(process, txn), "outcome of the first commit");
+    assertEquals(CommitOutcome.COMMITTED, process.commit(txn), "outcome of the first commit");
     assertVisible(records, "committed records are not visible exactly once, in write order");
     assertInProgress(txn, false, "after commit");
   }
@@ -321,40 +284,40 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   }
 
   private void abortDiscardsRecords(boolean preCommitted) throws Exception {
-    Incarnation process = start(coordinatorId);
-    TXN aborted = begin(process);
+    Incarnation<TXN, CONTEXT> process = start();
+    TXN aborted = process.begin();
     write(process, aborted, 2);
     if (preCommitted) {
-      aborted = preCommit(process, aborted);
+      aborted = process.preCommit(aborted);
     }
-    abort(process, aborted);
+    process.abort(aborted);
     assertInProgress(aborted, false, "after abort");
-    process.participant.abort(aborted); // must tolerate a transaction that is already gone
+    process.participant().abort(aborted); // must tolerate a transaction that is already gone
     assertVisible(List.of(), "records of an aborted transaction are visible");
 
-    TXN next = begin(process);
+    TXN next = process.begin();
     List<IN> records = write(process, next, 2);
-    next = preCommit(process, next);
+    next = process.preCommit(next);
     if (preCommitted) { // commit is only ever called with a handle preCommit returned
       TXN gone = aborted;
       assertNotReportedCommitted(
-          "commit of the aborted transaction", () -> process.participant.commit(gone));
+          "commit of the aborted transaction", () -> process.participant().commit(gone));
     }
-    assertEquals(CommitOutcome.COMMITTED, commit(process, next), "outcome of the next transaction");
+    assertEquals(CommitOutcome.COMMITTED, process.commit(next), "outcome of the next transaction");
     assertVisible(records, "only the records of the committed transaction may be visible");
   }
 
   /** commit twice: the second reports ALREADY_COMMITTED and the records show once. */
   @Test
   public void secondCommitReportsAlreadyCommitted() throws Exception {
-    Incarnation process = start(coordinatorId);
-    TXN txn = begin(process);
+    Incarnation<TXN, CONTEXT> process = start();
+    TXN txn = process.begin();
     List<IN> records = write(process, txn, 2);
-    txn = preCommit(process, txn);
-    assertEquals(CommitOutcome.COMMITTED, commit(process, txn), "outcome of the first commit");
+    txn = process.preCommit(txn);
+    assertEquals(CommitOutcome.COMMITTED, process.commit(txn), "outcome of the first commit");
     assertEquals(
         CommitOutcome.ALREADY_COMMITTED,
-        process.participant.commit(txn),
+        process.participant().commit(txn),
         "a repeated commit must report ALREADY_COMMITTED, not COMMITTED twice");
     assertVisible(records, "records of a transaction committed twice must show exactly once");
   }
@@ -365,78 +328,78 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    */
   @Test
   public void recoverAndCommitFromNewProcess() throws Exception {
-    Incarnation first = start(coordinatorId);
-    TXN txn = begin(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN txn = first.begin();
     List<IN> records = write(first, txn, 3);
-    txn = preCommit(first, txn);
-    Logged logged = log(first, txn);
-    crash(first);
+    txn = first.preCommit(txn);
+    LoggedHandle<TXN> logged = first.log(txn);
+    kill(first);
 
-    Incarnation second = newProcess(coordinatorId);
-    TXN restored = restore(second, logged);
+    Incarnation<TXN, CONTEXT> second = restart();
+    TXN restored = second.restore(logged);
     assertEquals(
         CommitOutcome.COMMITTED,
-        second.participant.recoverAndCommit(restored),
+        second.recoverAndCommit(restored),
         "recoverAndCommit of a pre-committed transaction from a new process");
     assertVisible(records, "recovered records must show exactly once, in write order");
     assertEquals(
         CommitOutcome.ALREADY_COMMITTED,
-        second.participant.recoverAndCommit(restored),
+        second.recoverAndCommit(restored),
         "a repeated recoverAndCommit in the same process");
-    finishRecovery(second, List.of(restored));
-    crash(second);
+    second.finishRecovery(List.of(restored));
+    kill(second);
 
-    Incarnation third = newProcess(coordinatorId);
-    TXN again = restore(third, logged);
+    Incarnation<TXN, CONTEXT> third = restart();
+    TXN again = third.restore(logged);
     assertEquals(
         CommitOutcome.ALREADY_COMMITTED,
-        third.participant.recoverAndCommit(again),
+        third.recoverAndCommit(again),
         "recoverAndCommit repeated after another crash");
-    finishRecovery(third, List.of(again));
+    third.finishRecovery(List.of(again));
     assertVisible(records, "records recovered twice must show exactly once");
   }
 
   /** Handles of two decided checkpoints recovered in creation order show in that order. */
   @Test
   public void recoverAndCommitKeepsCreationOrder() throws Exception {
-    Incarnation first = start(coordinatorId);
-    TXN older = begin(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN older = first.begin();
     List<IN> expected = new ArrayList<>(write(first, older, 2));
-    older = preCommit(first, older);
-    TXN newer = begin(first);
+    older = first.preCommit(older);
+    TXN newer = first.begin();
     expected.addAll(write(first, newer, 2));
-    newer = preCommit(first, newer);
-    Logged olderLogged = log(first, older);
-    Logged newerLogged = log(first, newer);
-    crash(first);
+    newer = first.preCommit(newer);
+    LoggedHandle<TXN> olderLogged = first.log(older);
+    LoggedHandle<TXN> newerLogged = first.log(newer);
+    kill(first);
 
-    Incarnation second = newProcess(coordinatorId);
-    TXN olderRestored = restore(second, olderLogged);
-    TXN newerRestored = restore(second, newerLogged);
-    assertEquals(CommitOutcome.COMMITTED, second.participant.recoverAndCommit(olderRestored));
-    assertEquals(CommitOutcome.COMMITTED, second.participant.recoverAndCommit(newerRestored));
-    finishRecovery(second, List.of(olderRestored, newerRestored));
+    Incarnation<TXN, CONTEXT> second = restart();
+    TXN olderRestored = second.restore(olderLogged);
+    TXN newerRestored = second.restore(newerLogged);
+    assertEquals(CommitOutcome.COMMITTED, second.recoverAndCommit(olderRestored));
+    assertEquals(CommitOutcome.COMMITTED, second.recoverAndCommit(newerRestored));
+    second.finishRecovery(List.of(olderRestored, newerRestored));
     assertVisible(expected, "recovered transactions must show in creation order");
   }
 
   /** recoverAndCommit of a transaction committed before the crash reports ALREADY_COMMITTED. */
   @Test
   public void recoverAndCommitOfCommittedHandleReportsAlreadyCommitted() throws Exception {
-    Incarnation first = start(coordinatorId);
-    TXN txn = begin(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN txn = first.begin();
     List<IN> records = write(first, txn, 2);
-    txn = preCommit(first, txn);
-    assertEquals(CommitOutcome.COMMITTED, commit(first, txn));
-    Logged logged = log(first, txn);
-    crash(first); // after the commit, before the completion mark
+    txn = first.preCommit(txn);
+    assertEquals(CommitOutcome.COMMITTED, first.commit(txn));
+    LoggedHandle<TXN> logged = first.log(txn);
+    kill(first); // after the commit, before the completion mark
 
-    Incarnation second = newProcess(coordinatorId);
-    TXN restored = restore(second, logged);
+    Incarnation<TXN, CONTEXT> second = restart();
+    TXN restored = second.restore(logged);
     assertEquals(
         CommitOutcome.ALREADY_COMMITTED,
-        second.participant.recoverAndCommit(restored),
+        second.recoverAndCommit(restored),
         "recoverAndCommit of a transaction that was committed before the crash");
-    finishRecovery(second, List.of(restored));
+    second.finishRecovery(List.of(restored));
     assertVisible(records, "records must show exactly once");
   }
 
@@ -453,17 +416,17 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
   }
 
   private void recoverAndAbortDiscards(boolean preCommitted) throws Exception {
-    Incarnation first = start(coordinatorId);
-    TXN txn = begin(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN txn = first.begin();
     // The coordinator logs the handle beginTransaction returned as "open": recovery aborts that one.
-    Logged logged = log(first, txn);
+    LoggedHandle<TXN> logged = first.log(txn);
     write(first, txn, 2);
-    Logged committableLogged = preCommitted ? log(first, preCommit(first, txn)) : null;
-    crash(first);
+    LoggedHandle<TXN> committableLogged = preCommitted ? first.log(first.preCommit(txn)) : null;
+    kill(first);
 
-    Incarnation second = newProcess(coordinatorId);
-    TXN restored = restore(second, logged);
-    AbortOutcome outcome = second.participant.recoverAndAbort(restored);
+    Incarnation<TXN, CONTEXT> second = restart();
+    TXN restored = second.restore(logged);
+    AbortOutcome outcome = second.recoverAndAbort(restored);
     assertNotNull(outcome, "recoverAndAbort returned null");
     assertNotEquals(AbortOutcome.COMMITTED, outcome,
         "recoverAndAbort of a transaction that was never committed reported COMMITTED");
@@ -473,20 +436,20 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
               + "looking it up by its name: the logged handle is the one beginTransaction returned");
     }
     assertInProgress(restored, false, "after recoverAndAbort from a new process");
-    assertEquals(AbortOutcome.NOT_FOUND, second.participant.recoverAndAbort(restored),
+    assertEquals(AbortOutcome.NOT_FOUND, second.recoverAndAbort(restored),
         "a repeated recoverAndAbort finds nothing left to roll back");
     if (preCommitted) {
-      TXN committable = restore(second, committableLogged);
+      TXN committable = second.restore(committableLogged);
       assertNotReportedCommitted(
-          "recoverAndCommit after recoverAndAbort", () -> second.participant.recoverAndCommit(committable));
+          "recoverAndCommit after recoverAndAbort", () -> second.recoverAndCommit(committable));
     }
-    finishRecovery(second, List.of(restored));
+    second.finishRecovery(List.of(restored));
     assertVisible(List.of(), "records of a transaction aborted on recovery are visible");
 
-    TXN next = begin(second);
+    TXN next = second.begin();
     List<IN> records = write(second, next, 2);
-    next = preCommit(second, next);
-    assertEquals(CommitOutcome.COMMITTED, commit(second, next));
+    next = second.preCommit(next);
+    assertEquals(CommitOutcome.COMMITTED, second.commit(next));
     assertVisible(records, "only the records of the new transaction may be visible");
   }
 
@@ -496,36 +459,34 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    */
   @Test
   public void recoverAndAbortOfUnknownHandleIsHarmless() throws Exception {
-    Incarnation first = start(coordinatorId);
-    TXN committed = begin(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN committed = first.begin();
     List<IN> records = write(first, committed, 2);
-    committed = preCommit(first, committed);
-    assertEquals(CommitOutcome.COMMITTED, commit(first, committed));
-    TXN aborted = begin(first);
-    Logged abortedLogged = log(first, aborted);
+    committed = first.preCommit(committed);
+    assertEquals(CommitOutcome.COMMITTED, first.commit(committed));
+    TXN aborted = first.begin();
+    LoggedHandle<TXN> abortedLogged = first.log(aborted);
     write(first, aborted, 1);
-    abort(first, aborted);
-    crash(first);
+    first.abort(aborted);
+    kill(first);
 
-    Incarnation second = newProcess(coordinatorId);
+    Incarnation<TXN, CONTEXT> second = restart();
     List<TXN> handled = new ArrayList<>();
-    TXN restored = restore(second, abortedLogged);
-    assertEquals(AbortOutcome.NOT_FOUND, second.participant.recoverAndAbort(restored),
+    TXN restored = second.restore(abortedLogged);
+    assertEquals(AbortOutcome.NOT_FOUND, second.recoverAndAbort(restored),
         "recoverAndAbort of a transaction aborted before the crash finds nothing to roll back");
     handled.add(restored);
     Optional<TXN> neverBegun =
-        handleNeverBegun(
-            TestContexts.transaction(
-                coordinatorId, participantName(), TestContexts.LOG_ID, second.epoch, nextCheckpoint, 999_999, null));
+        handleNeverBegun(second.transactionContext(coordinator().lastCheckpointId() + 1, 999_999));
     if (neverBegun.isPresent()) {
-      TXN ghost = restore(second, log(second, neverBegun.get()));
-      assertEquals(AbortOutcome.NOT_FOUND, second.participant.recoverAndAbort(ghost),
+      TXN ghost = second.restore(second.log(neverBegun.get()));
+      assertEquals(AbortOutcome.NOT_FOUND, second.recoverAndAbort(ghost),
           "recoverAndAbort of a transaction the resource never saw");
-      assertEquals(AbortOutcome.NOT_FOUND, second.participant.recoverAndAbort(ghost),
+      assertEquals(AbortOutcome.NOT_FOUND, second.recoverAndAbort(ghost),
           "recoverAndAbort, repeated, of a transaction the resource never saw");
       handled.add(ghost);
     }
-    finishRecovery(second, handled);
+    second.finishRecovery(handled);
     assertVisible(records, "recoverAndAbort of unknown handles changed committed data");
   }
 
@@ -537,23 +498,23 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    */
   @Test
   public void recoverAndAbortOfCommittedHandleReportsCommitted() throws Exception {
-    Incarnation first = start(coordinatorId);
-    TXN txn = begin(first);
-    Logged logged = log(first, txn);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN txn = first.begin();
+    LoggedHandle<TXN> logged = first.log(txn);
     List<IN> records = write(first, txn, 3);
-    txn = preCommit(first, txn);
-    assertEquals(CommitOutcome.COMMITTED, commit(first, txn));
-    crash(first);
+    txn = first.preCommit(txn);
+    assertEquals(CommitOutcome.COMMITTED, first.commit(txn));
+    kill(first);
 
-    Incarnation second = newProcess(coordinatorId);
-    TXN restored = restore(second, logged);
-    assertEquals(AbortOutcome.COMMITTED, second.participant.recoverAndAbort(restored),
+    Incarnation<TXN, CONTEXT> second = restart();
+    TXN restored = second.restore(logged);
+    assertEquals(AbortOutcome.COMMITTED, second.recoverAndAbort(restored),
         "recoverAndAbort of a committed transaction must report COMMITTED (proof that the log lost "
             + "a decision), looking the transaction up by its name");
-    assertEquals(AbortOutcome.COMMITTED, second.participant.recoverAndAbort(restored),
+    assertEquals(AbortOutcome.COMMITTED, second.recoverAndAbort(restored),
         "a repeated recoverAndAbort of a committed transaction");
     assertVisible(records, "recoverAndAbort of a committed transaction changed its data");
-    finishRecovery(second, List.of(restored));
+    second.finishRecovery(List.of(restored));
     assertVisible(records, "committed records must show exactly once");
   }
 
@@ -567,45 +528,45 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    */
   @Test
   public void finishRecoveringAbortsLingeringTransactions() throws Exception {
-    String otherCoordinator = coordinatorId + "-" + participantName();
-    Incarnation other = start(otherCoordinator);
-    TXN othersTxn = begin(other);
+    String otherCoordinator = coordinatorId() + "-" + participantName();
+    Incarnation<TXN, CONTEXT> other = coordinator(otherCoordinator, participantName()).start();
+    TXN othersTxn = other.begin();
     List<IN> othersRecords = write(other, othersTxn, 2);
-    othersTxn = preCommit(other, othersTxn);
-    Incarnation sibling = start(coordinatorId, participantName() + "2");
-    TXN siblingTxn = begin(sibling);
+    othersTxn = other.preCommit(othersTxn);
+    Incarnation<TXN, CONTEXT> sibling = coordinator(coordinatorId(), participantName() + "2").start();
+    TXN siblingTxn = sibling.begin();
     List<IN> siblingRecords = write(sibling, siblingTxn, 2);
-    siblingTxn = preCommit(sibling, siblingTxn);
+    siblingTxn = sibling.preCommit(siblingTxn);
 
-    Incarnation first = start(coordinatorId);
-    TXN lingeringPrepared = begin(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN lingeringPrepared = first.begin();
     write(first, lingeringPrepared, 2);
-    lingeringPrepared = preCommit(first, lingeringPrepared);
-    TXN lingeringOpen = begin(first);
+    lingeringPrepared = first.preCommit(lingeringPrepared);
+    TXN lingeringOpen = first.begin();
     write(first, lingeringOpen, 2);
-    Logged preparedLogged = log(first, lingeringPrepared);
-    crash(first); // before the log append that would have named these transactions
+    LoggedHandle<TXN> preparedLogged = first.log(lingeringPrepared);
+    kill(first); // before the log append that would have named these transactions
 
-    Incarnation second = newProcess(coordinatorId);
-    finishRecovery(second, List.of());
+    Incarnation<TXN, CONTEXT> second = restart();
+    second.finishRecovery(List.of());
     assertInProgress(lingeringPrepared, false, "lingering pre-committed transaction after recovery");
     assertInProgress(lingeringOpen, false, "lingering open transaction after recovery");
     assertInProgress(othersTxn, true, "another coordinator's transaction after recovery");
     assertInProgress(siblingTxn, true, "another participant's transaction after recovery");
-    TXN restored = restore(second, preparedLogged);
+    TXN restored = second.restore(preparedLogged);
     assertNotReportedCommitted(
         "recoverAndCommit of a lingering transaction aborted by finishRecoveringContext",
-        () -> second.participant.recoverAndCommit(restored));
+        () -> second.recoverAndCommit(restored));
     assertVisible(List.of(), "records of lingering transactions are visible");
 
     assertEquals(
         CommitOutcome.COMMITTED,
-        commit(other, othersTxn),
+        other.commit(othersTxn),
         "another coordinator's pre-committed transaction must survive this coordinator's recovery");
     assertVisible(othersRecords, "only the other coordinator's records may be visible");
     assertEquals(
         CommitOutcome.COMMITTED,
-        commit(sibling, siblingTxn),
+        sibling.commit(siblingTxn),
         "another participant's pre-committed transaction must survive this participant's recovery");
     List<IN> both = new ArrayList<>(othersRecords);
     both.addAll(siblingRecords);
@@ -618,69 +579,64 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    */
   @Test
   public void recoveryCommitsDecidedAndAbortsNewlyBegun() throws Exception {
-    Incarnation first = start(coordinatorId);
-    TXN decided = begin(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN decided = first.begin();
     List<IN> expected = new ArrayList<>(write(first, decided, 2));
-    decided = preCommit(first, decided);
-    TXN newlyBegun = begin(first);
-    Logged decidedLogged = log(first, decided);
-    Logged newlyBegunLogged = log(first, newlyBegun);
+    decided = first.preCommit(decided);
+    TXN newlyBegun = first.begin();
+    LoggedHandle<TXN> decidedLogged = first.log(decided);
+    LoggedHandle<TXN> newlyBegunLogged = first.log(newlyBegun);
     write(first, newlyBegun, 2);
-    crash(first); // after the log append, before the commit
+    kill(first); // after the log append, before the commit
 
-    Incarnation second = newProcess(coordinatorId);
-    TXN decidedRestored = restore(second, decidedLogged);
-    TXN newlyBegunRestored = restore(second, newlyBegunLogged);
-    assertEquals(CommitOutcome.COMMITTED, second.participant.recoverAndCommit(decidedRestored));
-    assertNotEquals(AbortOutcome.COMMITTED, second.participant.recoverAndAbort(newlyBegunRestored),
+    Incarnation<TXN, CONTEXT> second = restart();
+    TXN decidedRestored = second.restore(decidedLogged);
+    TXN newlyBegunRestored = second.restore(newlyBegunLogged);
+    assertEquals(CommitOutcome.COMMITTED, second.recoverAndCommit(decidedRestored));
+    assertNotEquals(AbortOutcome.COMMITTED, second.recoverAndAbort(newlyBegunRestored),
         "recoverAndAbort of the newly begun transaction");
-    finishRecovery(second, List.of(decidedRestored, newlyBegunRestored));
+    second.finishRecovery(List.of(decidedRestored, newlyBegunRestored));
     assertVisible(expected, "after recovery only the decided transaction may be visible");
     assertInProgress(newlyBegunRestored, false, "the newly begun transaction after recovery");
 
-    TXN next = begin(second);
+    TXN next = second.begin();
     expected.addAll(write(second, next, 2));
-    next = preCommit(second, next);
-    assertEquals(CommitOutcome.COMMITTED, commit(second, next));
+    next = second.preCommit(next);
+    assertEquals(CommitOutcome.COMMITTED, second.commit(next));
     assertVisible(expected, "records after recovery");
   }
 
   /**
-   * Handles and the user context survive the codec: decode(encode(h)) equals h (or encodes to the
-   * same bytes) and commits; an unknown version is refused.
+   * Handles and the user context survive the codec, as the state log needs them:
+   * {@code decode(encode(h))} equals {@code h}, with the same hash code, for the handle
+   * {@code beginTransaction} returns and for the one {@code preCommit} returns, and the decoded
+   * committable handle commits; a version newer than the codec's is refused.
    */
   @Test
   public void handleAndContextSurviveTheCodec() throws Exception {
-    Incarnation process = start(coordinatorId);
-    Codec<TXN> codec = process.participant.transactionCodec();
-    TXN txn = begin(process);
+    Incarnation<TXN, CONTEXT> process = start();
+    Codec<TXN> codec = process.participant().transactionCodec();
+    TXN txn = process.begin();
     byte[] bytes = codec.encode(txn);
     assertNotNull(bytes, "Codec.encode returned null");
-    TXN decoded = codec.decode(bytes, codec.version());
-    assertNotNull(decoded, "Codec.decode returned null");
-    assertTrue(
-        txn.equals(decoded) || Arrays.equals(bytes, codec.encode(decoded)),
-        "decode(encode(h)) neither equals h nor encodes to the same bytes: " + txn + " vs " + decoded);
+    assertSameValue(txn, codec.decode(bytes, codec.version()), "the handle beginTransaction returned");
     assertThrows(
         Exception.class,
         () -> codec.decode(bytes, codec.version() + 1),
         "decoding a version newer than the codec's must fail, not guess");
 
     List<IN> records = write(process, txn, 2);
-    TXN committable = preCommit(process, txn);
+    TXN committable = process.preCommit(txn);
     // The coordinator logs the handle preCommit returned, which may gather what the writes created
     // (a file participant's part files): commit through it as the log holds it.
     TXN logged = codec.decode(codec.encode(committable), codec.version());
-    assertEquals(
-        CommitOutcome.COMMITTED,
-        process.participant.commit(logged),
-        "commit through the decoded handle");
-    process.unfinished.removeIf(t -> t == committable);
+    assertSameValue(committable, logged, "the handle preCommit returned");
+    assertEquals(CommitOutcome.COMMITTED, process.commit(logged), "commit through the decoded handle");
     assertVisible(records, "records committed through the decoded handle");
 
-    if (process.userContext.isPresent()) {
-      Codec<CONTEXT> contextCodec = process.participant.contextCodec();
-      CONTEXT context = process.userContext.get();
+    if (process.userContext().isPresent()) {
+      Codec<CONTEXT> contextCodec = process.participant().contextCodec();
+      CONTEXT context = process.userContext().get();
       byte[] contextBytes = contextCodec.encode(context);
       CONTEXT contextDecoded = contextCodec.decode(contextBytes, contextCodec.version());
       assertTrue(
@@ -690,6 +646,34 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     }
   }
 
+  /**
+   * Handles are immutable values: writing records into a transaction and pre-committing it leave
+   * the handle {@code beginTransaction} returned as it was (the state log holds that one as the
+   * open transaction from the moment it is begun, and recovery aborts through it), and committing
+   * leaves the committable handle as it was. What a transaction gathers while it is written (the
+   * files it created, say) belongs in the new handle {@code preCommit} returns.
+   */
+  @Test
+  public void handlesAreImmutableValues() throws Exception {
+    Incarnation<TXN, CONTEXT> process = start();
+    Codec<TXN> codec = process.participant().transactionCodec();
+    TXN begun = process.begin();
+    byte[] begunBytes = codec.encode(begun);
+    String begunText = String.valueOf(begun);
+    List<IN> records = write(process, begun, 3);
+    TXN committable = process.preCommit(begun);
+    assertTrue(Arrays.equals(begunBytes, codec.encode(begun)),
+        "the handle beginTransaction returned changed while records were written and pre-committed ("
+            + begunText + " became " + begun + "): a handle must be an immutable value (a record);"
+            + " return what the transaction gathered in a new handle from preCommit");
+    byte[] committableBytes = codec.encode(committable);
+    assertEquals(CommitOutcome.COMMITTED, process.commit(committable), "outcome of the commit");
+    assertTrue(Arrays.equals(committableBytes, codec.encode(committable)),
+        "commit changed the handle it was given (" + committable + "): a handle must be an "
+            + "immutable value, since the state log may pass the same one again");
+    assertVisible(records, "committed records");
+  }
+
   /** A pre-committed transaction the resource expired is reported LOST, and nothing shows. */
   @Test
   public void lostTransactionIsReportedAsLost() throws Exception {
@@ -697,24 +681,24 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
         lostTransactionSupported(),
         "skipped: the resource cannot expire a transaction on demand; override"
             + " lostTransactionSupported() and makeLost(TXN) to run this test");
-    Incarnation first = start(coordinatorId);
-    TXN begun = begin(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN begun = first.begin();
     write(first, begun, 2);
-    TXN txn = preCommit(first, begun);
-    Logged logged = log(first, txn);
+    TXN txn = first.preCommit(begun);
+    LoggedHandle<TXN> logged = first.log(txn);
     makeLost(txn);
     assertEquals(
-        CommitOutcome.LOST, first.participant.commit(txn), "commit of an expired transaction");
+        CommitOutcome.LOST, first.participant().commit(txn), "commit of an expired transaction");
     assertVisible(List.of(), "records of an expired transaction are visible");
-    crash(first);
+    kill(first);
 
-    Incarnation second = newProcess(coordinatorId);
-    TXN restored = restore(second, logged);
+    Incarnation<TXN, CONTEXT> second = restart();
+    TXN restored = second.restore(logged);
     assertEquals(
         CommitOutcome.LOST,
-        second.participant.recoverAndCommit(restored),
+        second.recoverAndCommit(restored),
         "recoverAndCommit of an expired transaction from a new process");
-    finishRecovery(second, List.of(restored));
+    second.finishRecovery(List.of(restored));
     assertVisible(List.of(), "records of an expired transaction are visible after recovery");
   }
 
@@ -724,18 +708,18 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    */
   @Test
   public void transactionsCommitInCreationOrder() throws Exception {
-    Incarnation process = start(coordinatorId);
+    Incarnation<TXN, CONTEXT> process = start();
     List<TXN> transactions = new ArrayList<>();
     List<IN> expected = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      TXN txn = begin(process);
+      TXN txn = process.begin();
       expected.addAll(write(process, txn, 3));
-      transactions.add(preCommit(process, txn));
+      transactions.add(process.preCommit(txn));
     }
     assertVisible(List.of(), "pre-committed transactions are visible before commit");
     List<IN> visibleSoFar = new ArrayList<>();
     for (int i = 0; i < transactions.size(); i++) {
-      assertEquals(CommitOutcome.COMMITTED, commit(process, transactions.get(i)));
+      assertEquals(CommitOutcome.COMMITTED, process.commit(transactions.get(i)));
       visibleSoFar.addAll(expected.subList(3 * i, 3 * i + 3));
       assertVisible(visibleSoFar, "after committing transaction " + i + " of 3");
     }
@@ -747,39 +731,62 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    */
   @Test
   public void emptyTransactionCommits() throws Exception {
-    Incarnation first = start(coordinatorId);
-    TXN committed = preCommit(first, begin(first));
-    assertEquals(CommitOutcome.COMMITTED, commit(first, committed), "commit of an empty transaction");
-    TXN decided = preCommit(first, begin(first));
-    Logged committedLogged = log(first, committed);
-    Logged decidedLogged = log(first, decided);
-    crash(first);
+    Incarnation<TXN, CONTEXT> first = start();
+    TXN committed = first.preCommit(first.begin());
+    assertEquals(CommitOutcome.COMMITTED, first.commit(committed), "commit of an empty transaction");
+    TXN decided = first.preCommit(first.begin());
+    LoggedHandle<TXN> committedLogged = first.log(committed);
+    LoggedHandle<TXN> decidedLogged = first.log(decided);
+    kill(first);
 
-    Incarnation second = newProcess(coordinatorId);
-    TXN committedRestored = restore(second, committedLogged);
-    TXN decidedRestored = restore(second, decidedLogged);
+    Incarnation<TXN, CONTEXT> second = restart();
+    TXN committedRestored = second.restore(committedLogged);
+    TXN decidedRestored = second.restore(decidedLogged);
     assertNotEquals(
         CommitOutcome.LOST,
-        second.participant.recoverAndCommit(committedRestored),
+        second.recoverAndCommit(committedRestored),
         "recoverAndCommit of a committed empty transaction");
     assertNotEquals(
         CommitOutcome.LOST,
-        second.participant.recoverAndCommit(decidedRestored),
+        second.recoverAndCommit(decidedRestored),
         "recoverAndCommit of a decided empty transaction");
-    finishRecovery(second, List.of(committedRestored, decidedRestored));
+    second.finishRecovery(List.of(committedRestored, decidedRestored));
     assertVisible(List.of(), "an empty transaction made records visible");
 
-    TXN next = begin(second);
+    TXN next = second.begin();
     List<IN> records = write(second, next, 1);
-    next = preCommit(second, next);
-    assertEquals(CommitOutcome.COMMITTED, commit(second, next));
+    next = second.preCommit(next);
+    assertEquals(CommitOutcome.COMMITTED, second.commit(next));
     assertVisible(records, "records after empty transactions");
+  }
+
+  /**
+   * {@code commit(n)} runs on another thread while the application thread writes to, and then
+   * pre-commits, transaction {@code n + 1}, as under a self-driving coordinator: each commit makes
+   * exactly its own transaction visible, the records written meanwhile stay invisible until their
+   * own commit, and nothing is lost. See {@link ConcurrentCommitCheck}.
+   */
+  @Test
+  public void commitRunsWhileTheNextTransactionIsWritten() throws Exception {
+    new ConcurrentCommitCheck<>(this, fixture).run();
+  }
+
+  /**
+   * Under a real {@link dev.twophase.Coordinator} over a real {@link dev.twophase.FileStateLog}:
+   * a decided checkpoint left uncommitted by the first process is committed by recovery in the
+   * second, records not yet decided when the second closes are aborted and written again by the
+   * third, and in the end every record shows exactly once, in order. See
+   * {@link CoordinatorRestartCheck}.
+   */
+  @Test
+  public void exactlyOnceUnderACoordinatorWithRestart() throws Exception {
+    new CoordinatorRestartCheck<>(this, fixture).run();
   }
 
   /** The participant's declarations are sane: codecs with positive versions, a positive timeout. */
   @Test
   public void declarationsAreSane() throws Exception {
-    Participant<TXN, CONTEXT> participant = start(coordinatorId).participant;
+    Participant<TXN, CONTEXT> participant = start().participant();
     assertNotNull(participant.transactionCodec(), "transactionCodec()");
     assertTrue(participant.transactionCodec().version() > 0, "transactionCodec().version() <= 0");
     assertNotNull(participant.contextCodec(), "contextCodec()");
@@ -792,156 +799,50 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
   // ------------------------------------------------------------------------- helpers
 
-  /** A new process that recovers nothing: first start, or a restart with an empty log. */
-  private Incarnation start(String coordinator) throws Exception {
-    return start(coordinator, participantName());
+  private String coordinatorId() {
+    return fixture.coordinatorId();
   }
 
-  /** Like {@link #start(String)}, for another participant name of a coordinator. */
-  private Incarnation start(String coordinator, String participant) throws Exception {
-    Incarnation incarnation = newProcess(coordinator, participant);
-    finishRecovery(incarnation, List.of());
-    return incarnation;
+  /** This test's coordinator, with the participant name of {@link #participantName()}. */
+  private ManualCoordinator<TXN, CONTEXT> coordinator() {
+    return coordinator(coordinatorId(), participantName());
   }
 
-  /** A new process of {@code coordinator}: a new instance, the next epoch, the logged context. */
-  private Incarnation newProcess(String coordinator) throws Exception {
-    return newProcess(coordinator, participantName());
+  private ManualCoordinator<TXN, CONTEXT> coordinator(String id, String name) {
+    return fixture.coordinator(id, name);
   }
 
-  private Incarnation newProcess(String coordinator, String participantName) throws Exception {
-    String owner = coordinator + '\u0000' + participantName;
-    long epoch = epochs.merge(owner, 1L, Long::sum);
-    Participant<TXN, CONTEXT> participant = newParticipant();
-    assertNotNull(participant, "newParticipant() returned null");
-    Optional<CONTEXT> userContext;
-    Logged loggedContext = contexts.get(owner);
-    if (loggedContext == null) {
-      userContext =
-          participant.initializeUserContext(
-              TestContexts.participant(coordinator, participantName, TestContexts.LOG_ID, epoch));
-      assertNotNull(userContext, "initializeUserContext returned null instead of Optional.empty()");
-      if (userContext.isPresent()) {
-        Codec<CONTEXT> codec = participant.contextCodec();
-        contexts.put(owner, new Logged(codec.encode(userContext.get()), codec.version()));
-      }
-    } else {
-      userContext =
-          Optional.ofNullable(
-              participant.contextCodec().decode(loggedContext.bytes(), loggedContext.version()));
-    }
-    Incarnation incarnation =
-        new Incarnation(participant, coordinator, participantName, epoch, userContext);
-    incarnations.add(incarnation);
-    return incarnation;
+  /** A new process of this test's coordinator that recovers nothing. */
+  private Incarnation<TXN, CONTEXT> start() throws Exception {
+    return coordinator().start();
   }
 
-  private void finishRecovery(Incarnation incarnation, List<TXN> handled) throws Exception {
-    incarnation.participant.finishRecoveringContext(
-        TestContexts.recovery(
-            incarnation.coordinatorId,
-            incarnation.participantName,
-            TestContexts.LOG_ID,
-            incarnation.epoch,
-            handled,
-            incarnation.userContext.orElse(null),
-            nextCheckpoint - 1));
+  /** A new process of this test's coordinator, recovering: it must finish recovery itself. */
+  private Incarnation<TXN, CONTEXT> restart() throws Exception {
+    return coordinator().newIncarnation();
   }
 
-  private TXN begin(Incarnation incarnation) throws Exception {
-    TransactionContext<CONTEXT> context =
-        TestContexts.transaction(
-            incarnation.coordinatorId,
-            incarnation.participantName,
-            TestContexts.LOG_ID,
-            incarnation.epoch,
-            nextCheckpoint++,
-            incarnation.sequence++,
-            incarnation.userContext.orElse(null));
-    TXN transaction = incarnation.participant.beginTransaction(context);
-    assertNotNull(transaction, "beginTransaction returned null");
-    incarnation.unfinished.add(transaction);
-    if (incarnation.participant instanceof Writable) {
-      @SuppressWarnings("unchecked")
-      Writable<IN, TXN> writable = (Writable<IN, TXN>) incarnation.participant;
-      RecordWriter<IN> writer = writable.writerFor(transaction);
-      assertNotNull(writer, "writerFor returned null");
-      writers.put(transaction, writer);
-    }
-    return transaction;
+  /** Kills the incarnation's process and tells the deprecated {@link #crash} hook. */
+  @SuppressWarnings("deprecation")
+  private void kill(Incarnation<TXN, CONTEXT> incarnation) throws Exception {
+    incarnation.kill();
+    crash(incarnation.participant());
   }
 
-  private List<IN> write(Incarnation incarnation, TXN transaction, int count) throws Exception {
+  /** Writes the next {@code count} test records into {@code transaction}; returns them. */
+  private List<IN> write(Incarnation<TXN, CONTEXT> incarnation, TXN transaction, int count)
+      throws Exception {
     List<IN> records = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      IN record = record(nextRecord++);
-      write(incarnation.participant, transaction, record);
+      IN record = fixture.nextRecord();
+      write(incarnation.participant(), transaction, record);
       records.add(record);
     }
     return records;
   }
 
-  /** Pre-commits {@code transaction} and returns the handle to log and commit. */
-  private TXN preCommit(Incarnation incarnation, TXN transaction) throws Exception {
-    TXN committable = incarnation.participant.preCommit(transaction);
-    assertNotNull(committable, "preCommit returned null instead of the handle to commit");
-    writers.remove(transaction);
-    int i = incarnation.unfinished.indexOf(transaction);
-    if (i >= 0) {
-      incarnation.unfinished.set(i, committable);
-    }
-    return committable;
-  }
-
-  private CommitOutcome commit(Incarnation incarnation, TXN transaction) throws Exception {
-    CommitOutcome outcome = incarnation.participant.commit(transaction);
-    assertNotNull(outcome, "commit returned null");
-    incarnation.unfinished.removeIf(t -> t == transaction);
-    return outcome;
-  }
-
-  private void abort(Incarnation incarnation, TXN transaction) throws Exception {
-    incarnation.participant.abort(transaction);
-    incarnation.unfinished.removeIf(t -> t == transaction);
-  }
-
-  /** The handle as the state log would hold it. */
-  private Logged log(Incarnation incarnation, TXN transaction) throws Exception {
-    Codec<TXN> codec = incarnation.participant.transactionCodec();
-    byte[] bytes = codec.encode(transaction);
-    assertNotNull(bytes, "transactionCodec().encode returned null");
-    return new Logged(bytes.clone(), codec.version());
-  }
-
-  /** The handle as a new process reads it from the state log. */
-  private TXN restore(Incarnation incarnation, Logged logged) throws Exception {
-    TXN transaction =
-        incarnation.participant.transactionCodec().decode(logged.bytes().clone(), logged.version());
-    assertNotNull(transaction, "transactionCodec().decode returned null");
-    return transaction;
-  }
-
-  private void crash(Incarnation incarnation) throws Exception {
-    incarnation.crashed = true;
-    crash(incarnation.participant);
-  }
-
-  private List<IN> visible() throws Exception {
-    List<IN> all = committedRecords();
-    assertNotNull(all, "committedRecords() returned null");
-    if (all.size() < baseline.size() || !all.subList(0, baseline.size()).equals(baseline)) {
-      fail(
-          "the records committed before this test changed (or committedRecords() is not in commit"
-              + " order): before "
-              + baseline
-              + ", now "
-              + all);
-    }
-    return all.subList(baseline.size(), all.size());
-  }
-
   private void assertVisible(List<IN> expected, String message) throws Exception {
-    assertEquals(expected, visible(), message);
+    fixture.assertVisible(expected, message);
   }
 
   private void assertInProgress(TXN transaction, boolean expected, String when) throws Exception {
@@ -952,6 +853,15 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
           "the resource " + (expected ? "no longer holds" : "still holds") + " " + transaction + " "
               + when);
     }
+  }
+
+  /** A handle and its decoded copy: equal, with equal hash codes, as values must be. */
+  private static <T> void assertSameValue(T handle, T decoded, String which) {
+    assertNotNull(decoded, "Codec.decode returned null for " + which);
+    assertEquals(handle, decoded, "decode(encode(h)) does not equal h for " + which + ": a handle "
+        + "must be a value (a record) whose every field the codec writes");
+    assertEquals(handle.hashCode(), decoded.hashCode(), "decode(encode(h)) equals h but its "
+        + "hashCode differs, for " + which + ": implement hashCode with equals (a record does)");
   }
 
   /** The call may return LOST or throw, but must not claim that it committed. */

@@ -22,8 +22,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -46,11 +48,8 @@ class ConformanceSuiteSelfTest {
 
   private static final Set<String> FAILED_BY_SOME_MUTANT = Collections.synchronizedSet(new HashSet<>());
 
-  /** A broken participant and the suite tests that must notice. */
-  record Mutant(
-      String name,
-      Function<InMemoryParticipant<String>, Participant<InMemoryTransaction, Void>> wrap,
-      Set<String> mustFail) {
+  /** A broken participant, the suite that runs on it, and the suite tests that must notice. */
+  record Mutant(String name, Supplier<ParticipantConformanceSuite<?, ?, ?>> suite, Set<String> mustFail) {
     @Override
     public String toString() {
       return name;
@@ -64,7 +63,7 @@ class ConformanceSuiteSelfTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("mutants")
   void suiteCatchesMutant(Mutant mutant) {
-    Map<String, String> results = run(new MutantSuite(mutant.wrap()));
+    Map<String, String> results = run(mutant.suite().get());
     Set<String> failed = new TreeSet<>();
     results.forEach((test, result) -> {
       if (result.startsWith("FAILED")) {
@@ -81,6 +80,15 @@ class ConformanceSuiteSelfTest {
   @Test
   void correctParticipantPassesThroughTheSameRunner() {
     Map<String, String> results = run(new MutantSuite(p -> p));
+    for (Map.Entry<String, String> entry : results.entrySet()) {
+      assertEquals("PASSED", entry.getValue(), entry.getKey());
+    }
+    assertEquals(suiteTests().size(), results.size());
+  }
+
+  @Test
+  void correctHandleClassPassesThroughTheSameRunner() {
+    Map<String, String> results = run(new HandleMutantSuite(HandleMutantSuite.Flaw.NONE));
     for (Map.Entry<String, String> entry : results.entrySet()) {
       assertEquals("PASSED", entry.getValue(), entry.getKey());
     }
@@ -105,7 +113,7 @@ class ConformanceSuiteSelfTest {
   }
 
   /** Runs every suite test like JUnit would: BeforeEach, the test, AfterEach. */
-  static Map<String, String> run(MutantSuite suite) {
+  static Map<String, String> run(ParticipantConformanceSuite<?, ?, ?> suite) {
     List<Method> before =
         AnnotationSupport.findAnnotatedMethods(
             suite.getClass(), BeforeEach.class, HierarchyTraversalMode.TOP_DOWN);
@@ -143,7 +151,11 @@ class ConformanceSuiteSelfTest {
       String name,
       Function<InMemoryParticipant<String>, Participant<InMemoryTransaction, Void>> wrap,
       String... mustFail) {
-    MUTANTS.add(new Mutant(name, wrap, Set.of(mustFail)));
+    MUTANTS.add(new Mutant(name, () -> new MutantSuite(wrap), Set.of(mustFail)));
+  }
+
+  private static void handleMutant(String name, HandleMutantSuite.Flaw flaw, String... mustFail) {
+    MUTANTS.add(new Mutant(name, () -> new HandleMutantSuite(flaw), Set.of(mustFail)));
   }
 
   private static CommitOutcome neverAlready(CommitOutcome outcome) {
@@ -446,5 +458,127 @@ class ConformanceSuiteSelfTest {
           }
         },
         "declarationsAreSane");
+
+    mutant(
+        "commit bound to the thread that began the transaction",
+        p -> new DelegatingParticipant(p) {
+          // Like a connection bound to the thread that opened it: fine on one thread, wrong
+          // under a coordinator whose commits run on a thread of their own.
+          private final ThreadLocal<Set<String>> begunHere = ThreadLocal.withInitial(HashSet::new);
+
+          @Override
+          public InMemoryTransaction beginTransaction(TransactionContext<Void> c) throws Exception {
+            InMemoryTransaction t = delegate.beginTransaction(c);
+            begunHere.get().add(t.name());
+            return t;
+          }
+
+          @Override
+          public CommitOutcome commit(InMemoryTransaction t) throws Exception {
+            if (!begunHere.get().contains(t.name())) {
+              throw new IllegalStateException("no connection of " + t.name() + " on thread "
+                  + Thread.currentThread().getName());
+            }
+            return delegate.commit(t);
+          }
+        },
+        "commitRunsWhileTheNextTransactionIsWritten",
+        "exactlyOnceUnderACoordinatorWithRestart");
+
+    mutant(
+        "commit drops the unflushed records of the transaction being written",
+        p -> new DelegatingParticipant(p) {
+          // Records are batched per transaction until preCommit; commit resets the session,
+          // dropping every batch, the next transaction's included.
+          private final Map<String, List<String>> batches = new ConcurrentHashMap<>();
+
+          @Override
+          public RecordWriter<String> writerFor(InMemoryTransaction t) {
+            List<String> batch = Collections.synchronizedList(new ArrayList<>());
+            batches.put(t.name(), batch);
+            return batch::add;
+          }
+
+          @Override
+          public InMemoryTransaction preCommit(InMemoryTransaction t) throws Exception {
+            List<String> batch = batches.remove(t.name());
+            RecordWriter<String> writer = delegate.writerFor(t);
+            if (batch != null) {
+              for (String record : List.copyOf(batch)) {
+                writer.write(record);
+              }
+            }
+            return delegate.preCommit(t);
+          }
+
+          @Override
+          public CommitOutcome commit(InMemoryTransaction t) throws Exception {
+            CommitOutcome outcome = delegate.commit(t);
+            batches.clear();
+            return outcome;
+          }
+        },
+        "commitRunsWhileTheNextTransactionIsWritten");
+
+    mutant(
+        "transaction names from the checkpoint id",
+        p -> new DelegatingParticipant(p) {
+          @Override
+          public InMemoryTransaction beginTransaction(TransactionContext<Void> c) throws Exception {
+            return delegate.beginTransaction(new TransactionContext<Void>() {
+              @Override
+              public String coordinatorId() {
+                return c.coordinatorId();
+              }
+
+              @Override
+              public String participantName() {
+                return c.participantName();
+              }
+
+              @Override
+              public long ownerEpoch() {
+                return c.ownerEpoch();
+              }
+
+              @Override
+              public String transactionNamePrefix() {
+                return c.transactionNamePrefix();
+              }
+
+              @Override
+              public long checkpointId() {
+                return c.checkpointId();
+              }
+
+              @Override
+              public long sequence() {
+                return c.sequence();
+              }
+
+              @Override
+              public Optional<Void> userContext() {
+                return c.userContext();
+              }
+
+              @Override
+              public String transactionName() {
+                // unique within one process, but an undecided checkpoint id comes again after a restart
+                return c.transactionNamePrefix() + "0-" + c.checkpointId();
+              }
+            });
+          }
+        },
+        "exactlyOnceUnderACoordinatorWithRestart");
+
+    handleMutant(
+        "handle without value equality",
+        HandleMutantSuite.Flaw.IDENTITY_EQUALITY,
+        "handleAndContextSurviveTheCodec");
+
+    handleMutant(
+        "preCommit changes the handle beginTransaction returned",
+        HandleMutantSuite.Flaw.MUTATED_BY_PRE_COMMIT,
+        "handlesAreImmutableValues");
   }
 }

@@ -19,8 +19,9 @@ class InMemoryParticipantConformanceTest
     resource = new InMemoryResource<>();
   }
 
+  /** The in-memory participant holds nothing a killed process would lose: nothing to track. */
   @Override
-  protected Participant<InMemoryTransaction, Void> newParticipant() {
+  protected Participant<InMemoryTransaction, Void> newParticipant(SimulatedProcess process) {
     return new InMemoryParticipant<>(resource);
   }
 

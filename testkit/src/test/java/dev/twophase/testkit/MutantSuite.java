@@ -18,7 +18,7 @@ class MutantSuite extends InMemoryParticipantConformanceTest {
   }
 
   @Override
-  protected Participant<InMemoryTransaction, Void> newParticipant() {
+  protected Participant<InMemoryTransaction, Void> newParticipant(SimulatedProcess process) {
     return wrap.apply(new InMemoryParticipant<>(resource));
   }
 }

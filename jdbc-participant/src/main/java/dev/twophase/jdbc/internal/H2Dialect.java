@@ -1,0 +1,219 @@
+package dev.twophase.jdbc.internal;
+
+import dev.twophase.jdbc.DatabaseSetupException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * H2 (2.x, MVStore): {@code PREPARE COMMIT "name"}, {@code COMMIT TRANSACTION "name"}, {@code
+ * ROLLBACK TRANSACTION "name"}, {@code INFORMATION_SCHEMA.IN_DOUBT}. H2 lists a prepared
+ * transaction in {@code IN_DOUBT} from every session as soon as it is prepared, and keeps it when
+ * its session closes or the process dies.
+ *
+ * <p>Traps: H2 accepts the same name for two prepared transactions, and {@code COMMIT TRANSACTION}
+ * then finishes one of them, so a name listed twice is refused rather than committed; a file
+ * database with a {@code WRITE_DELAY} above 0 acknowledges commits before they reach the file; and
+ * the session that ran {@code COMMIT TRANSACTION} for a recovered transaction may not see its rows
+ * until its next transaction (other sessions do at once).
+ */
+public final class H2Dialect implements Dialect {
+
+  /** H2's identifiers are at most 256 characters; stay well within. */
+  static final int MAX_NAME = 200;
+  /** TRANSACTION_NOT_FOUND_1. */
+  static final int TRANSACTION_NOT_FOUND = 90129;
+
+  private final DataSource dataSource;
+
+  public H2Dialect(DataSource dataSource) {
+    this.dataSource = dataSource;
+  }
+
+  @Override
+  public String product() {
+    return "H2";
+  }
+
+  @Override
+  public int maxNameBytes() {
+    return MAX_NAME;
+  }
+
+  static String identifier(String name) {
+    BranchNames.requireSafe(name);
+    return '"' + name + '"';
+  }
+
+  @Override
+  public void checkServer() throws SQLException {
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+      String path;
+      try (ResultSet rs = s.executeQuery("SELECT DATABASE_PATH()")) {
+        rs.next();
+        path = rs.getString(1);
+      }
+      if (path == null) {
+        throw new DatabaseSetupException(
+            "H2 database is in memory: its prepared transactions vanish with the process while "
+                + "the coordinator's log says they were decided. Use a file database "
+                + "(jdbc:h2:file:...;WRITE_DELAY=0)");
+      }
+      try (ResultSet rs = s.executeQuery(
+          "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+        if (rs.next() && !"0".equals(rs.getString(1).trim())) {
+          throw new DatabaseSetupException(
+              "H2 database " + path + " has WRITE_DELAY = " + rs.getString(1).trim() + " ms: it "
+                  + "acknowledges a commit before writing it, so a crash loses committed and "
+                  + "prepared transactions. Add ;WRITE_DELAY=0 to the JDBC URL");
+        }
+      }
+    }
+  }
+
+  @Override
+  public Branch begin(String name) throws SQLException {
+    identifier(name);
+    if (name.length() > MAX_NAME) {
+      throw new IllegalArgumentException("H2 transaction name " + name + " is longer than " + MAX_NAME);
+    }
+    Connection c = dataSource.getConnection();
+    boolean ok = false;
+    try {
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(false);
+      Branch branch = new H2Branch(this, name, c, autoCommit);
+      ok = true;
+      return branch;
+    } finally {
+      if (!ok) {
+        c.close();
+      }
+    }
+  }
+
+  @Override
+  public Resolution commitRecovered(String name) throws SQLException {
+    return finish("COMMIT TRANSACTION ", name);
+  }
+
+  @Override
+  public Resolution rollbackRecovered(String name) throws SQLException {
+    return finish("ROLLBACK TRANSACTION ", name);
+  }
+
+  private Resolution finish(String command, String name) throws SQLException {
+    try (Connection c = autoCommitConnection()) {
+      return finishOn(c, command, name);
+    }
+  }
+
+  static Resolution finishOn(Connection c, String command, String name) throws SQLException {
+    int listed = Collections.frequency(inDoubt(c), name);
+    if (listed == 0) {
+      return Resolution.NOT_PREPARED;
+    }
+    if (listed > 1) {
+      throw new SQLException(
+          "H2 lists " + listed + " prepared transactions named " + name + " (H2 accepts duplicate "
+              + "names, and " + command.trim() + " would finish an arbitrary one of them): finish "
+              + "them by hand after checking which rows each holds", "25000");
+    }
+    try (Statement s = c.createStatement()) {
+      s.execute(command + identifier(name));
+      return Resolution.DONE;
+    } catch (SQLException e) {
+      if (e.getErrorCode() == TRANSACTION_NOT_FOUND && !inDoubt(c).contains(name)) {
+        return Resolution.NOT_PREPARED; // finished by another session meanwhile
+      }
+      throw e;
+    }
+  }
+
+  private static List<String> inDoubt(Connection c) throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (PreparedStatement s = c.prepareStatement(
+            "SELECT TRANSACTION_NAME FROM INFORMATION_SCHEMA.IN_DOUBT");
+        ResultSet rs = s.executeQuery()) {
+      while (rs.next()) {
+        names.add(rs.getString(1));
+      }
+    }
+    return names;
+  }
+
+  @Override
+  public List<String> preparedNames() throws SQLException {
+    try (Connection c = autoCommitConnection()) {
+      return inDoubt(c);
+    }
+  }
+
+  @Override
+  public Connection autoCommitConnection() throws SQLException {
+    Connection c = dataSource.getConnection();
+    try {
+      c.setAutoCommit(true);
+      return c;
+    } catch (SQLException | RuntimeException | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private static final class H2Branch extends SqlBranch {
+
+    H2Branch(Dialect dialect, String name, Connection connection, boolean autoCommitBefore) {
+      super(dialect, name, connection, autoCommitBefore);
+    }
+
+    @Override
+    public void prepare(String lastStatement) throws SQLException {
+      requireState(State.ACTIVE, "prepare");
+      step(() -> {
+        if (connection.getAutoCommit()) {
+          throw new DatabaseSetupException(
+              "H2 transaction " + name + ": the connection was switched to auto-commit, so its "
+                  + "statements committed one by one and there is nothing to prepare; never call "
+                  + "setAutoCommit(true) on a participant's connection");
+        }
+        try (Statement s = connection.createStatement()) {
+          s.execute(lastStatement);
+          s.execute("PREPARE COMMIT " + identifier(name));
+        }
+        return null;
+      });
+      state = State.PREPARED;
+    }
+
+    @Override
+    public Resolution commit() throws SQLException {
+      requireState(State.PREPARED, "commit");
+      Resolution r = step(() -> finishOn(connection, "COMMIT TRANSACTION ", name));
+      state = State.FINISHED;
+      return r;
+    }
+
+    @Override
+    public Resolution rollback() throws SQLException {
+      if (state == State.ACTIVE) {
+        step(() -> {
+          connection.rollback();
+          return null;
+        });
+        state = State.FINISHED;
+        return Resolution.DONE;
+      }
+      requireState(State.PREPARED, "roll back");
+      Resolution r = step(() -> finishOn(connection, "ROLLBACK TRANSACTION ", name));
+      state = State.FINISHED;
+      return r;
+    }
+  }
+}

@@ -1,0 +1,254 @@
+package dev.twophase.jdbc.internal;
+
+import dev.twophase.jdbc.DatabaseSetupException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * MariaDB (10.5 and later) and MySQL (5.7.7 and later): {@code XA START/END/PREPARE/COMMIT/
+ * ROLLBACK/RECOVER} with the transaction name as gtrid, an empty bqual and the format id {@value
+ * #FORMAT_ID}, so other applications' XA branches never look like ours.
+ *
+ * <p>Traps handled here: a prepared branch stays attached to the session that prepared it until
+ * that session ends, and meanwhile {@code XA COMMIT} from any other session answers "unknown XID"
+ * (1397, {@code XAER_NOTA}) although {@code XA RECOVER} lists it, so only "not listed" means
+ * finished; and a connection that holds a prepared branch must never go back to a pool (the next
+ * user's {@code XA START} would fail, and the branch would stay attached to it).
+ */
+public final class MariaDbDialect implements Dialect {
+
+  /** "TPC1": marks this participant's branches in {@code XA RECOVER}. */
+  public static final int FORMAT_ID = 0x54504331;
+  /** An XA gtrid holds at most 64 bytes. */
+  static final int MAX_GTRID_BYTES = 64;
+  /** ER_XAER_NOTA: "Unknown XID". */
+  static final int XAER_NOTA = 1397;
+  /** ER_SPECIFIC_ACCESS_DENIED_ERROR, MySQL 8's answer to XA RECOVER without XA_RECOVER_ADMIN. */
+  static final int SPECIFIC_ACCESS_DENIED = 1227;
+
+  private final DataSource dataSource;
+  private final String product;
+
+  public MariaDbDialect(DataSource dataSource, String product) {
+    this.dataSource = dataSource;
+    this.product = product;
+  }
+
+  @Override
+  public String product() {
+    return product;
+  }
+
+  @Override
+  public int maxNameBytes() {
+    return MAX_GTRID_BYTES;
+  }
+
+  static String xid(String name) {
+    return BranchNames.quoted(name) + ",''," + FORMAT_ID;
+  }
+
+  @Override
+  public void checkServer() throws SQLException {
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+      String version;
+      try (ResultSet rs = s.executeQuery("SELECT VERSION()")) {
+        rs.next();
+        version = rs.getString(1);
+      }
+      boolean mariaDb = version.toLowerCase(java.util.Locale.ROOT).contains("mariadb");
+      int[] v = parseVersion(version);
+      if (mariaDb && (v[0] < 10 || (v[0] == 10 && v[1] < 5))) {
+        throw new DatabaseSetupException(
+            "MariaDB " + version + " rolls back a prepared XA transaction when its connection "
+                + "closes, so a prepared transaction would not survive a crash of this process; "
+                + "use MariaDB 10.5 or later");
+      }
+      if (!mariaDb && (v[0] < 5 || (v[0] == 5 && (v[1] < 7 || (v[1] == 7 && v[2] < 7))))) {
+        throw new DatabaseSetupException(
+            "MySQL " + version + " rolls back a prepared XA transaction when its connection "
+                + "closes; use MySQL 5.7.7 or later");
+      }
+      try (ResultSet rs = s.executeQuery("XA RECOVER")) {
+        while (rs.next()) {
+          // only the privilege matters here
+        }
+      } catch (SQLException e) {
+        if (e.getErrorCode() == SPECIFIC_ACCESS_DENIED) {
+          throw new DatabaseSetupException(
+              product + " refuses XA RECOVER to this user (error 1227): without it prepared "
+                  + "transactions cannot be found after a crash. GRANT XA_RECOVER_ADMIN ON *.* TO "
+                  + "the participant's user (MySQL 8)", e);
+        }
+        throw e;
+      }
+    }
+  }
+
+  static int[] parseVersion(String version) {
+    int[] v = new int[3];
+    String[] parts = version.split("[^0-9]+", 4);
+    for (int i = 0; i < 3 && i < parts.length; i++) {
+      v[i] = parts[i].isEmpty() ? 0 : Integer.parseInt(parts[i]);
+    }
+    return v;
+  }
+
+  @Override
+  public Branch begin(String name) throws SQLException {
+    requireLength(name);
+    Connection c = dataSource.getConnection();
+    boolean ok = false;
+    try {
+      boolean autoCommit = c.getAutoCommit();
+      try (Statement s = c.createStatement()) {
+        s.execute("XA START " + xid(name));
+      }
+      Branch branch = new XaSqlBranch(this, name, c, autoCommit);
+      ok = true;
+      return branch;
+    } finally {
+      if (!ok) {
+        c.abort(Runnable::run);
+        c.close();
+      }
+    }
+  }
+
+  private void requireLength(String name) {
+    BranchNames.requireSafe(name);
+    if (name.length() > MAX_GTRID_BYTES) {
+      throw new IllegalArgumentException(
+          "XA gtrid " + name + " is longer than " + MAX_GTRID_BYTES + " bytes");
+    }
+  }
+
+  @Override
+  public Resolution commitRecovered(String name) throws SQLException {
+    return finish("XA COMMIT ", name);
+  }
+
+  @Override
+  public Resolution rollbackRecovered(String name) throws SQLException {
+    return finish("XA ROLLBACK ", name);
+  }
+
+  private Resolution finish(String command, String name) throws SQLException {
+    requireLength(name);
+    try (Connection c = autoCommitConnection()) {
+      return finishOn(c, command, name);
+    }
+  }
+
+  Resolution finishOn(Connection c, String command, String name) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(command + xid(name));
+      return Resolution.DONE;
+    } catch (SQLException e) {
+      if (e.getErrorCode() != XAER_NOTA) {
+        throw e;
+      }
+      // "Unknown XID" is also the answer while another session holds the prepared branch.
+      if (listed(c, name)) {
+        throw new BranchStillAttachedException(
+            product + " lists XA transaction " + name + " as prepared but answers \"unknown XID\" "
+                + "to " + command.trim() + ": the session that prepared it is still alive. It can "
+                + "be finished once that session ends", e);
+      }
+      return Resolution.NOT_PREPARED;
+    }
+  }
+
+  private boolean listed(Connection c, String name) throws SQLException {
+    return recover(c).contains(name);
+  }
+
+  private static List<String> recover(Connection c) throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("XA RECOVER")) {
+      while (rs.next()) {
+        if (rs.getInt("formatID") == FORMAT_ID && rs.getInt("bqual_length") == 0) {
+          String data = rs.getString("data");
+          int gtridLength = rs.getInt("gtrid_length");
+          names.add(data.length() >= gtridLength ? data.substring(0, gtridLength) : data);
+        }
+      }
+    }
+    return names;
+  }
+
+  @Override
+  public List<String> preparedNames() throws SQLException {
+    try (Connection c = autoCommitConnection()) {
+      return recover(c);
+    }
+  }
+
+  @Override
+  public Connection autoCommitConnection() throws SQLException {
+    Connection c = dataSource.getConnection();
+    try {
+      c.setAutoCommit(true);
+      return c;
+    } catch (SQLException | RuntimeException | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private static final class XaSqlBranch extends SqlBranch {
+
+    private final MariaDbDialect xa;
+
+    XaSqlBranch(MariaDbDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
+      super(dialect, name, connection, autoCommitBefore);
+      this.xa = dialect;
+    }
+
+    @Override
+    public void prepare(String lastStatement) throws SQLException {
+      requireState(State.ACTIVE, "prepare");
+      step(() -> {
+        try (Statement s = connection.createStatement()) {
+          s.execute(lastStatement);
+          s.execute("XA END " + xid(name));
+          s.execute("XA PREPARE " + xid(name));
+        }
+        return null;
+      });
+      state = State.PREPARED;
+    }
+
+    @Override
+    public Resolution commit() throws SQLException {
+      requireState(State.PREPARED, "commit");
+      Resolution r = step(() -> xa.finishOn(connection, "XA COMMIT ", name));
+      state = State.FINISHED;
+      return r;
+    }
+
+    @Override
+    public Resolution rollback() throws SQLException {
+      if (state == State.ACTIVE) {
+        step(() -> {
+          try (Statement s = connection.createStatement()) {
+            s.execute("XA END " + xid(name));
+            s.execute("XA ROLLBACK " + xid(name));
+          }
+          return null;
+        });
+        state = State.FINISHED;
+        return Resolution.DONE;
+      }
+      requireState(State.PREPARED, "roll back");
+      Resolution r = step(() -> xa.finishOn(connection, "XA ROLLBACK ", name));
+      state = State.FINISHED;
+      return r;
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package dev.twophase.jdbc.bench;
+
+import dev.twophase.Coordinator;
+import dev.twophase.CoordinatorConfig;
+import dev.twophase.FaultInjector;
+import dev.twophase.FileStateLog;
+import dev.twophase.Output;
+import dev.twophase.jdbc.JdbcParticipant;
+import dev.twophase.jdbc.servers.MariaDbServer;
+import dev.twophase.jdbc.servers.PostgresServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * Where a checkpoint's time goes, for the rows benchmark's small checkpoints: a fault injector
+ * that only notes the time at every named point of the coordinator and the participant, and
+ * prints the mean time from each point to the next. Diagnostic; not a benchmark.
+ */
+public final class JdbcPhaseProbe {
+
+  public static void main(String[] args) throws Exception {
+    String db = System.getProperty("bench.db", "pg");
+    int rows = Integer.getInteger("bench.rows", 1);
+    int checkpoints = Integer.getInteger("bench.checkpoints", 300);
+    List<DataSource> plains = new ArrayList<>();
+    if (!db.equals("maria")) {
+      plains.add(PostgresServer.shared().dataSource());
+    }
+    if (!db.equals("pg")) {
+      plains.add(MariaDbServer.shared().dataSource());
+    }
+    Path dir = Files.createTempDirectory(Path.of("target"), "jdbc-probe");
+    Map<String, long[]> between = new LinkedHashMap<>(); // "a -> b": {count, nanos}
+    String[] last = {"checkpoint()"};
+    long[] lastAt = {0};
+    FaultInjector timing = point -> {
+      long now = System.nanoTime();
+      synchronized (between) {
+        long[] s = between.computeIfAbsent(last[0] + " -> " + point, k -> new long[2]);
+        s[0]++;
+        s[1] += now - lastAt[0];
+        last[0] = point;
+        lastAt[0] = now;
+      }
+    };
+    try (FileStateLog log = FileStateLog.open(dir.resolve("log"))) {
+      Coordinator.Builder builder = Coordinator.builder("probe" + System.nanoTime(), log)
+          .config(CoordinatorConfig.custom().faultInjector(timing).build());
+      List<JdbcParticipant<Long>> ps = new ArrayList<>();
+      for (DataSource plain : plains) {
+        SimplePool pool = new SimplePool(plain);
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+          s.execute("CREATE TABLE IF NOT EXISTS probe_rows (n BIGINT NOT NULL, payload VARCHAR(100) NOT NULL)");
+        }
+        JdbcParticipant<Long> p = JdbcParticipant.builder(pool).faultInjector(timing)
+            .<Long>insert("INSERT INTO probe_rows (n, payload) VALUES (?, ?)", (s, n) -> {
+              s.setLong(1, n);
+              s.setString(2, "x".repeat(80));
+            }).build();
+        ps.add(p);
+        builder.participant("rows" + ps.size(), p);
+      }
+      Coordinator coordinator = builder.build();
+      List<Output<Long>> outs = new ArrayList<>();
+      for (JdbcParticipant<Long> p : ps) {
+        outs.add(coordinator.output(p));
+      }
+      long n = 0;
+      long total = 0;
+      for (int i = 0; i < checkpoints; i++) {
+        if (i == checkpoints / 5) {
+          synchronized (between) {
+            between.clear();
+          }
+          total = 0;
+        }
+        long t0 = System.nanoTime();
+        for (int r = 0; r < rows; r++) {
+          for (Output<Long> out : outs) {
+            out.write(n);
+          }
+          n++;
+        }
+        synchronized (between) {
+          last[0] = "checkpoint()";
+          lastAt[0] = System.nanoTime();
+        }
+        coordinator.checkpoint().awaitCommitted(Duration.ofMinutes(1));
+        long t1 = System.nanoTime();
+        timing.reached("awaitCommitted returned");
+        total += t1 - t0;
+      }
+      coordinator.close();
+      int measured = checkpoints - checkpoints / 5;
+      System.out.printf(Locale.ROOT, "[probe] %s, %d rows/checkpoint: %.2f ms per checkpoint%n", db, rows,
+          total / 1e6 / measured);
+      between.forEach((k, v) -> System.out.printf(Locale.ROOT, "[probe]   %-75s %6d x %8.3f ms%n", k, v[0], v[1] / 1e6 / v[0]));
+    }
+    System.exit(0);
+  }
+}

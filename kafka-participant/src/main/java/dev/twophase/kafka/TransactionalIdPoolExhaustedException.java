@@ -1,0 +1,18 @@
+package dev.twophase.kafka;
+
+import dev.twophase.TwoPhaseException;
+
+/**
+ * Every transactional id of a Kafka participant's pool is held by a transaction in flight (the
+ * current one and those decided but not yet committed and retired), and none came free within the
+ * participant's wait. Nothing is lost: the transaction is not begun. The message names the pool,
+ * its size, the ids and their holders, and the setting to raise.
+ */
+public final class TransactionalIdPoolExhaustedException extends TwoPhaseException {
+
+  private static final long serialVersionUID = 1L;
+
+  public TransactionalIdPoolExhaustedException(String message) {
+    super(message);
+  }
+}

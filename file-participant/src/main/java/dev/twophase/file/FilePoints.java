@@ -25,8 +25,9 @@ public final class FilePoints {
   public static final String WRITE_AFTER_CREATE_PART = "file.write.afterCreatePart";
 
   /**
-   * On the background thread, right before it syncs the directory of a new part. Throwing here
-   * fails that sync: the transaction's {@code preCommit} then fails with it.
+   * Right before the directory of a new part is synced ahead of the pre-commit: on the background
+   * thread, or on the pre-commit's thread if the background thread had not begun that sync yet.
+   * Throwing here fails that sync: the transaction's {@code preCommit} then fails with it.
    */
   public static final String BACKGROUND_DIRECTORY_SYNC = "file.directorySync.background";
 

@@ -231,6 +231,47 @@ class FileParticipantDirectorySyncTest {
   }
 
   /**
+   * A sync the background thread has not begun when the pre-commit needs it is run by the
+   * pre-commit itself, once: the pre-commit does not wait for the thread to be scheduled.
+   */
+  @Test
+  void aSyncTheBackgroundThreadHasNotBegunIsRunByTheWaiterOnce() throws Exception {
+    CountDownLatch blockerRunning = new CountDownLatch(1);
+    CountDownLatch releaseBlocker = new CountDownLatch(1);
+    Path a = Files.createDirectories(tmp.resolve("a"));
+    Path b = Files.createDirectories(tmp.resolve("b"));
+    List<String> syncedBy = new CopyOnWriteArrayList<>();
+    try (EarlyDirectorySync sync =
+        new EarlyDirectorySync(
+            d -> {
+              syncedBy.add(d.getFileName() + " by " + Thread.currentThread().getName());
+              if (d.equals(a)) {
+                blockerRunning.countDown();
+                try {
+                  releaseBlocker.await();
+                } catch (InterruptedException e) {
+                  throw new IOException(e);
+                }
+              }
+            },
+            "test-dirsync")) {
+      var blocker = sync.start(a); // occupies the background thread
+      assertTrue(blockerRunning.await(10, TimeUnit.SECONDS));
+      var queued = sync.start(b);
+      sync.awaitOrRun(queued, b); // returns although the background thread is still busy
+      assertTrue(queued.isDone());
+      String me = Thread.currentThread().getName();
+      assertEquals(List.of("a by test-dirsync", "b by " + me), syncedBy);
+      releaseBlocker.countDown();
+      EarlyDirectorySync.await(blocker, a);
+      // The background thread skips the sync it no longer owns: a sync queued after it runs next.
+      var after = sync.start(a);
+      EarlyDirectorySync.await(after, a);
+      assertEquals(List.of("a by test-dirsync", "b by " + me, "a by test-dirsync"), syncedBy);
+    }
+  }
+
+  /**
    * Bucket "" first (its part's sync of the base directory may end at once), then bucket "a",
    * which creates base/a: the base directory gained an entry after its background sync, so the
    * pre-commit must sync it again; bucket a's own part is covered by its background sync.

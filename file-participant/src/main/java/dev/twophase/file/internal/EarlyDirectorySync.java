@@ -90,14 +90,42 @@ public final class EarlyDirectorySync implements AutoCloseable {
 
   private void run(Path dir, CompletableFuture<Void> sync) {
     synchronized (queued) {
-      queued.remove(dir, sync); // from now on a new request needs a new sync
+      // From now on a new request needs a new sync. Whoever takes it out of the queue runs it: this
+      // thread, or a pre-commit that needed it before this thread got to it (awaitOrRun).
+      if (!queued.remove(dir, sync)) {
+        return;
+      }
     }
+    sync(dir, sync);
+  }
+
+  private void sync(Path dir, CompletableFuture<Void> sync) {
     try {
       syncer.sync(dir);
       sync.complete(null);
     } catch (Throwable e) {
       sync.completeExceptionally(e);
     }
+  }
+
+  /**
+   * Waits for a sync started by {@link #start} and rethrows its failure; if the background thread
+   * has not begun it yet, runs it on the calling thread instead of waiting for that thread to be
+   * scheduled (on a busy machine a thread's wake-up can take milliseconds). Either way it covers
+   * every entry made before it began.
+   *
+   * @throws IOException the sync's own failure, or {@link InterruptedIOException} if the waiting
+   *     thread is interrupted (the sync goes on; its outcome is then unknown to the caller)
+   */
+  public void awaitOrRun(Future<Void> sync, Path dir) throws IOException {
+    boolean mine;
+    synchronized (queued) {
+      mine = queued.remove(dir, sync);
+    }
+    if (mine) {
+      sync(dir, (CompletableFuture<Void>) sync);
+    }
+    await(sync, dir);
   }
 
   /**

@@ -285,7 +285,7 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
       // even if a later sync of the same directory succeeds (after a reported fsync error, a new
       // fsync may succeed without the entries having been written).
       for (EarlySync early : allEarlySyncs) {
-        EarlyDirectorySync.await(early.sync(), early.dir());
+        s.earlySync().awaitOrRun(early.sync(), early.dir());
       }
       for (Path dir : dirsToSync) {
         if (!earlySyncs.containsKey(dir)) { // else covered: begun after the directory's last entry

@@ -1,6 +1,9 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.internal.log.CoordinatorEntry;
+import dev.twophase.internal.log.LogInspector;
+import dev.twophase.internal.log.LogSnapshot;
 import dev.twophase.internal.log.SegmentedLog;
 import dev.twophase.internal.log.Syncer;
 import java.nio.ByteBuffer;
@@ -9,6 +12,10 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -27,22 +34,32 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p><b>Ownership.</b> Opening takes an exclusive OS lock on the file {@code LOCK} in the directory
  * for as long as the log is open, and appends an OWNER record with an epoch one higher than any
  * before. A second owner, in another process or in this one, is refused with a
- * {@link FencedException}.
+ * {@link FencedException}. A failed open releases all it took and removes what it created. The
+ * log's {@link #logId()} is created with it and kept in every segment.
  *
  * <p><b>Durability.</b> {@link CoordinatorLog#appendState} returns once its record is synced
  * ({@code fdatasync}). Appends of different coordinators on different threads share syncs (group
  * commit). If a write or sync fails, the outcome of the append is unknown: it throws a
  * {@link FatalTwoPhaseException}, the log becomes unusable, and it must be closed and reopened,
  * which recovers whatever reached the disk. A failed sync is never retried. A thread whose
- * interrupt flag is set may append (the flag is kept and restored); but an interrupt that arrives
- * during the write or sync closes the file channel (a property of {@code FileChannel}) and so has
- * the effect of a failed sync.
+ * interrupt flag is set may append (the flag is held back during the log's I/O and kept). An
+ * interrupt that arrives while a thread blocks in a write or sync closes the file channel (a
+ * property of {@code FileChannel}); the log then carries on on a standby descriptor opened in
+ * advance and does the write or sync again, so the append returns normally (see
+ * docs/state-log.md; {@link StateLogStats#standbyTakeovers()} counts it).
  *
- * <p><b>Recovery.</b> On open, the segments are read in order. A torn last record (a crash in the
- * middle of an append that never returned) is cut off and logged at WARN; zeros the log wrote
- * ahead of its appends (see {@link Builder#preallocateBytes(long)}) are cut off too, at DEBUG. A
- * bad checksum anywhere else, a foreign file or an unknown format version throws {@link
- * StateLogCorruptedException}, naming the file and offset; nothing is skipped.
+ * <p><b>Recovery.</b> On open, the segments are read in order. A torn last record (what a crash in
+ * the middle of an append that never returned leaves: a record written up to some byte, nothing
+ * written after it) is cut off and logged at WARN; zeros the log wrote ahead of its appends (see
+ * {@link Builder#preallocateBytes(long)}) are cut off too, at DEBUG. Anything else that fails a
+ * check, also in the last record (a record written to its last byte whose checksum fails is
+ * damage, not a tear), a foreign file or an unknown format version throws {@link
+ * StateLogCorruptedException}, naming the file and offset and what to do; nothing is skipped or
+ * cut.
+ *
+ * <p><b>Inspection and statistics.</b> {@link #inspect(Path)} reads a log without owning it;
+ * {@link #stats()} says what an open log has done. Everything the log logs goes to the logger
+ * {@code dev.twophase.FileStateLog}.
  *
  * <p><b>Size.</b> When the active segment grows past {@link Builder#segmentBytes(long)}, the log
  * rolls to a new segment that holds only the live state (each coordinator's last state and highest
@@ -50,6 +67,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Thread-safe. The views returned by {@link #open(String)} are thread-safe too.
  */
+@PublicEvolving
 public final class FileStateLog implements StateLog {
 
   /** Default {@link Builder#segmentBytes(long)}: 16 MiB. */
@@ -74,11 +92,51 @@ public final class FileStateLog implements StateLog {
    * Opens the log in {@code directory} with default settings, creating the directory if needed.
    *
    * @throws FencedException if another owner has the directory open
-   * @throws StateLogCorruptedException if the log is damaged
-   * @throws FatalTwoPhaseException if the directory cannot be read or written
+   * @throws StateLogCorruptedException if the log is damaged; the message says what to do
+   * @throws FatalTwoPhaseException if the directory cannot be created, read or written (a file
+   *     where it should be, no permission, a full or failing disk); the message says which. A
+   *     failed open releases all it took and removes what it created
    */
   public static FileStateLog open(Path directory) {
     return builder(directory).build();
+  }
+
+  /**
+   * Reads the log in {@code directory} without owning it: takes no lock, opens no {@code LOCK},
+   * changes nothing, so it can run next to the owning process (in it too). An append in progress
+   * at the end of the last segment shows as {@link StateLogSnapshot#tailInProgress()}; if the
+   * owner compacts or cuts off a torn tail while this reads, it reads again (up to 10 times).
+   * {@code dev.twophase.cli.StateLogTool} prints the same view.
+   *
+   * @throws StateLogCorruptedException if the log is damaged, as opening it would report (a torn
+   *     tail is no damage: it shows as {@link StateLogSnapshot#tailInProgress()})
+   * @throws java.io.UncheckedIOException if the directory cannot be read or holds no state log:
+   *     its cause is a {@link java.nio.file.NoSuchFileException} if the directory is missing or
+   *     holds no segment with a complete header, a {@link java.nio.file.NotDirectoryException}
+   *     if it is not a directory
+   */
+  public static StateLogSnapshot inspect(Path directory) {
+    LogSnapshot s = LogInspector.read(Objects.requireNonNull(directory, "directory"));
+    List<StateLogSnapshot.Segment> segments = new ArrayList<>();
+    for (LogSnapshot.Segment seg : s.segments()) {
+      segments.add(new StateLogSnapshot.Segment(seg.file(), seg.sequence(), seg.sizeBytes(),
+          seg.recordsEnd(), seg.records()));
+    }
+    Map<String, StateLogSnapshot.Coordinator> coordinators = new LinkedHashMap<>();
+    for (LogSnapshot.Coordinator c : s.coordinators().values()) {
+      LogSnapshot.State st = c.lastState();
+      StateLogSnapshot.State state = st == null ? null : new StateLogSnapshot.State(
+          st.checkpointId(), st.epoch(), st.payload(),
+          new StateLogSnapshot.RecordPosition(st.file(), st.offset(), st.length()));
+      coordinators.put(c.coordinatorId(), new StateLogSnapshot.Coordinator(
+          c.coordinatorId(), state, c.lastCompletedCheckpointId()));
+    }
+    StateLogSnapshot.Tail tail = s.tailInProgress()
+        .map(t -> new StateLogSnapshot.Tail(t.file(), t.offset(), t.bytes(), t.reason(),
+            t.headerIncomplete()))
+        .orElse(null);
+    return new StateLogSnapshot(s.directory(), s.logId(), s.ownerEpoch(), segments, coordinators,
+        tail);
   }
 
   /** A builder for a log in {@code directory}. */
@@ -92,6 +150,7 @@ public final class FileStateLog implements StateLog {
     private long segmentBytes = DEFAULT_SEGMENT_BYTES;
     private long preallocateBytes = DEFAULT_PREALLOCATE_BYTES;
     private Syncer syncer = Syncer.FDATASYNC;
+    private FaultInjector faultInjector = FaultInjector.none();
 
     private Builder(Path directory) {
       this.directory = Objects.requireNonNull(directory, "directory");
@@ -113,7 +172,9 @@ public final class FileStateLog implements StateLog {
 
     /**
      * How far ahead of its appends the active segment is extended with zeros; default 1 MiB, 0
-     * turns it off, otherwise at least 4096 (and never more than {@link #segmentBytes(long)}).
+     * turns it off, otherwise at least 4096 (and never more than {@link #segmentBytes(long)}). The
+     * zeros never take more than half of the file system's free space: on a nearly full disk the
+     * space goes to records.
      *
      * <p>A sync after an append that grows the file must also write the file's size (and, on a
      * journaling file system, commit the journal); a sync after an append into space already
@@ -131,6 +192,32 @@ public final class FileStateLog implements StateLog {
       return this;
     }
 
+    /**
+     * The testing knobs of crash and fault tests (default {@link FaultInjector#none()}). The log
+     * calls it at two points:
+     *
+     * <ul>
+     *   <li>{@link ProtocolPoint#DURING_LOG_APPEND}: the records of appends waiting for their sync
+     *       have just been written to the segment file and that sync is next (after the
+     *       group-commit leader's write, and after the write of a roll that follows an append):
+     *       once per sync, which may cover the records of several coordinators, and also for the
+     *       start-up record each coordinator appends. Not for completion marks, which are not
+     *       synced, nor for the OWNER record of an open. A JVM halted here keeps the records whole
+     *       in the file (the page cache survives a killed process); to model a power loss in the
+     *       middle of the append, cut the file inside the last record (see {@link
+     *       #inspect(Path)} and {@link StateLogSnapshot.RecordPosition}).
+     *   <li>{@link ProtocolPoint#DURING_COMPACTION}: a roll's new segment, holding the live state,
+     *       is written, not yet synced, and the older segments are still there.
+     * </ul>
+     *
+     * <p>An exception the injector throws fails the write or sync in progress: the log turns
+     * unusable, as after any failed write or sync.
+     */
+    public Builder faultInjector(FaultInjector faultInjector) {
+      this.faultInjector = Objects.requireNonNull(faultInjector, "faultInjector");
+      return this;
+    }
+
     /** For tests: how segments are synced. */
     Builder syncer(Syncer syncer) {
       this.syncer = Objects.requireNonNull(syncer, "syncer");
@@ -142,12 +229,15 @@ public final class FileStateLog implements StateLog {
      * owner epoch.
      *
      * @throws FencedException if another owner has the directory open
-     * @throws StateLogCorruptedException if the log is damaged
-     * @throws FatalTwoPhaseException if the directory cannot be read or written
+     * @throws StateLogCorruptedException if the log is damaged; the message says what to do
+     * @throws FatalTwoPhaseException if the directory cannot be created, read or written (a file
+     *     where it should be, no permission, a full or failing disk); the message says which. A
+     *     failed open releases all it took and removes what it created
      */
     public FileStateLog build() {
       return new FileStateLog(
-          SegmentedLog.open(directory, segmentBytes, Math.min(preallocateBytes, segmentBytes), syncer),
+          SegmentedLog.open(directory, segmentBytes, Math.min(preallocateBytes, segmentBytes), syncer,
+              faultInjector),
           segmentBytes);
     }
   }
@@ -165,6 +255,18 @@ public final class FileStateLog implements StateLog {
   @Override
   public long ownerEpoch() {
     return log.ownerEpoch();
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Stored in the header of every segment file (bytes 20 to 27), written when the log's first
+   * segment is created and copied by every roll; segments with different ids in one directory
+   * are reported as corruption.
+   */
+  @Override
+  public String logId() {
+    return log.logId();
   }
 
   /**
@@ -207,29 +309,19 @@ public final class FileStateLog implements StateLog {
     log.close();
   }
 
-  /** For tests: standby takeovers after interrupts, in all and during syncs. */
-  long[] takeoverCounts() {
-    return log.takeoverCounts();
-  }
-
-  /** For tests: syncs performed since open. */
-  long forceCount() {
-    return log.forceCount();
-  }
-
-  /** For tests: compactions performed since open. */
-  long compactionCount() {
-    return log.compactionCount();
-  }
-
-  /** For tests: records written since open. */
-  long writtenSequence() {
-    return log.writtenSequence();
+  /**
+   * What this log has done since it was opened: appends, syncs (and so how many appends shared a
+   * sync), compactions, standby takeovers after interrupts. Cheap (no lock, no I/O); also after
+   * {@link #close()}, when the counts no longer change.
+   */
+  public StateLogStats stats() {
+    return log.stats();
   }
 
   @Override
   public String toString() {
-    return "FileStateLog{" + log.directory() + ", ownerEpoch=" + log.ownerEpoch()
+    return "FileStateLog{" + log.directory() + ", logId=" + log.logId()
+        + ", ownerEpoch=" + log.ownerEpoch()
         + (log.isClosed() ? ", closed" : "") + "}";
   }
 
@@ -274,6 +366,11 @@ public final class FileStateLog implements StateLog {
     @Override
     public long ownerEpoch() {
       return log.ownerEpoch();
+    }
+
+    @Override
+    public String logId() {
+      return log.logId();
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
+
 /**
  * The coordinator's durable, append-only record of checkpoints; it replaces Flink's
  * {@code ListState}. One log serves many coordinators of one process (one per input partition or
@@ -23,6 +25,7 @@ package dev.twophase;
  *   <li>An append by an owner that has been superseded fails with {@link FencedException}.
  * </ul>
  */
+@PublicEvolving
 public interface StateLog extends AutoCloseable {
 
   /**
@@ -32,16 +35,22 @@ public interface StateLog extends AutoCloseable {
    */
   CoordinatorLog open(String coordinatorId);
 
-  /**
-   * The identity of the log, made when the log was created and kept for its lifetime; it goes into
-   * transaction names, so that coordinators with the same id on different logs never share one.
-   */
-  default String logId() {
-    return "0";
-  }
-
   /** The epoch of this owner: higher than that of every earlier owner of the log. */
   long ownerEpoch();
+
+  /**
+   * The identity of this log: 8 characters of {@code [a-z0-9]}, chosen at random when the log was
+   * created and the same for its whole life, through every reopening and compaction. Two logs
+   * have different ids (with overwhelming probability; a copy of a log, a backup say, has the same
+   * id as the log it was copied from). Together with the coordinator id and the owner epoch it
+   * makes transaction names unique across logs: two deployments whose coordinators share an id
+   * and write to one resource each have their own log, and so their own names.
+   *
+   * <p>An implementation stores the id durably when it creates the log, before the open that
+   * created it returns, and reports a log whose id is missing or damaged as an error rather than
+   * choosing a new one.
+   */
+  String logId();
 
   /** Releases ownership. Coordinators still open on it fail their next append. */
   @Override
@@ -52,17 +61,11 @@ public interface StateLog extends AutoCloseable {
 
     String coordinatorId();
 
-    /**
-     * The identity of the log, made when the log was created and kept for its lifetime; it goes
-     * into transaction names, so that coordinators with the same id on different logs never share
-     * one.
-     */
-    default String logId() {
-      return "0";
-    }
-
     /** The owner epoch under which this view appends. */
     long ownerEpoch();
+
+    /** The {@link StateLog#logId()} of the log this view belongs to. */
+    String logId();
 
     /** The last state the log holds for this coordinator, or null if none. */
     StoredState lastState();

@@ -1,12 +1,18 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.nio.file.Path;
 
 /**
- * The state log holds bytes it cannot trust: a bad checksum before the tail, a foreign file, or a
- * format version this release does not know. Nothing was skipped or repaired. Restore the named
- * file from a backup, or move the log aside if its pending transactions are known to be finished.
+ * The state log holds bytes it cannot trust: a record or header that fails its checks where a
+ * crash cannot have left it (anything but a torn last append; also a damaged last record), a
+ * foreign file, segments of two logs, or a format version this version of twophase does not read.
+ * Nothing was skipped, cut or repaired. The message says what was found and what the operator
+ * does (for damage: copy the directory aside, restore a copy at least as recent as the damage, or
+ * cut the last segment at {@link #offset()} and check the participants before resuming);
+ * docs/state-log.md, "Torn tail or corruption", has the details.
  */
+@PublicEvolving
 public class StateLogCorruptedException extends FatalTwoPhaseException {
 
   private static final long serialVersionUID = 1L;

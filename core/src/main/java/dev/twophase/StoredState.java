@@ -1,11 +1,13 @@
 package dev.twophase;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Arrays;
 
 /**
  * One coordinator state record as the log holds it: the checkpoint id it belongs to and the
  * coordinator's encoded state. The log does not interpret the payload.
  */
+@PublicEvolving
 public final class StoredState {
 
   private final long checkpointId;

@@ -69,7 +69,7 @@ class CommitSchedulingTest {
         .build();
     c.output(sink).write("a");
     c.checkpoint();
-    waitFor(() -> scheduler.waiting() == 1);
+    waitFor(() -> scheduler.waiting() == 1 && listener.retries.size() == 1); // scheduled, then reported
     c.close();
     scheduler.runAll(); // the retry falls due after close: rejected, logged, nothing thrown
     assertEquals(1, listener.retries.size());

@@ -30,7 +30,7 @@ class CoordinatorTest {
   private final InMemoryResource<String> db = new InMemoryResource<>();
   private final RecordingListener listener = new RecordingListener();
   private final List<Coordinator> toClose = new ArrayList<>();
-  private InMemoryStateLog log = new InMemoryStateLog();
+  private InMemoryStateLog log = new InMemoryStateLog(LOG_ID);
 
   /** The application's input position, snapshotted and restored through ApplicationState. */
   private final AtomicLong position = new AtomicLong();
@@ -41,7 +41,7 @@ class CoordinatorTest {
     return TransactionNames.name(TransactionNames.prefix("job", "kafka", LOG_ID), epoch, sequence);
   }
 
-  private static final String LOG_ID = "0";
+  private static final String LOG_ID = "testlog1";
 
   @AfterEach
   void closeAll() {

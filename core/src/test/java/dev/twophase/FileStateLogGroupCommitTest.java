@@ -41,7 +41,7 @@ class FileStateLogGroupCommitTest {
     volatile long waitFor;
 
     void arm(long records) {
-      waitFor = log.get().writtenSequence() + records;
+      waitFor = log.get().stats().stateAppends() + records;
       armed.set(true);
     }
 
@@ -49,7 +49,7 @@ class FileStateLogGroupCommitTest {
     public void force(java.nio.channels.FileChannel channel) throws IOException {
       if (armed.compareAndSet(true, false)) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // a safety net only
-        while (log.get().writtenSequence() < waitFor && System.nanoTime() < deadline) {
+        while (log.get().stats().stateAppends() < waitFor && System.nanoTime() < deadline) {
           try {
             Thread.sleep(1);
           } catch (InterruptedException e) {
@@ -105,12 +105,12 @@ class FileStateLogGroupCommitTest {
       for (int t = 0; t < THREADS; t++) {
         views[t] = log.open("c" + t);
       }
-      long forcesBefore = log.forceCount();
+      long forcesBefore = log.stats().syncs();
       syncer.arm(THREADS);
       List<Throwable> errors =
           runThreads(THREADS, t -> views[t].appendState(1, ("first-" + t).getBytes(UTF_8)));
       assertEquals(List.of(), errors);
-      long forces = log.forceCount() - forcesBefore;
+      long forces = log.stats().syncs() - forcesBefore;
       // The first sync waits until all 16 records are written; at most one more sync is needed for
       // the records written after the first sync took its target.
       assertTrue(forces >= 1 && forces <= 2, "syncs for " + THREADS + " appends: " + forces);
@@ -135,8 +135,8 @@ class FileStateLogGroupCommitTest {
       for (int t = 0; t < THREADS; t++) {
         views[t] = log.open("c" + t);
       }
-      long forcesBefore = log.forceCount();
-      long firstBatch = log.writtenSequence() + THREADS;
+      long forcesBefore = log.stats().syncs();
+      long firstBatch = log.stats().stateAppends() + THREADS;
       syncer.arm(THREADS);
       List<Throwable> errors =
           runThreads(
@@ -145,7 +145,7 @@ class FileStateLogGroupCommitTest {
                 if (t == THREADS) {
                   // explicit compactions racing with the appenders' syncs, once the gated first
                   // sync has its records (a roll holds the append lock while it syncs)
-                  while (log.writtenSequence() < firstBatch) {
+                  while (log.stats().stateAppends() < firstBatch) {
                     Thread.sleep(1);
                   }
                   for (int i = 0; i < 20; i++) {
@@ -160,10 +160,10 @@ class FileStateLogGroupCommitTest {
                 }
               });
       assertEquals(List.of(), errors);
-      long compactions = log.compactionCount();
+      long compactions = log.stats().compactions();
       assertTrue(compactions >= 20, "rolled while appending concurrently: " + compactions);
       // Each roll syncs twice (the old segment and the new one); appends share the rest.
-      long forces = log.forceCount() - forcesBefore - 2 * compactions;
+      long forces = log.stats().syncs() - forcesBefore - 2 * compactions;
       assertTrue(forces < appends, "syncs " + forces + " for " + appends + " state appends");
     }
     try (FileStateLog log = FileStateLog.open(tmp)) {
@@ -188,12 +188,17 @@ class FileStateLogGroupCommitTest {
             .build()) {
       CoordinatorLog v = log.open("solo");
       int before = syncs.get();
+      StateLogStats statsBefore = log.stats();
       for (int i = 1; i <= 50; i++) {
         v.appendState(i, new byte[32]);
         v.appendCompletion(i);
       }
       assertEquals(50, syncs.get() - before);
-      assertEquals(50, log.forceCount() - before);
+      StateLogStats stats = log.stats().minus(statsBefore);
+      assertEquals(50, stats.syncs());
+      assertEquals(50, stats.stateAppends());
+      assertEquals(50, stats.completionMarks());
+      assertEquals(1.0, stats.appendsPerSync());
     }
   }
 
@@ -256,7 +261,7 @@ class FileStateLogGroupCommitTest {
               if (armed.compareAndSet(true, false)) {
                 calls.incrementAndGet();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); // safety net
-                while (ref.get().writtenSequence() < waitFor.get() && System.nanoTime() < deadline) {
+                while (ref.get().stats().stateAppends() < waitFor.get() && System.nanoTime() < deadline) {
                   Thread.onSpinWait();
                 }
                 throw new IOException("injected fdatasync failure");
@@ -272,7 +277,7 @@ class FileStateLogGroupCommitTest {
     for (int t = 0; t < THREADS; t++) {
       views[t] = log.open("c-" + t);
     }
-    waitFor.set(log.writtenSequence() + THREADS);
+    waitFor.set(log.stats().stateAppends() + THREADS);
     armed.set(true);
     List<Throwable> errors =
         runThreads(THREADS, t -> views[t].appendState(1, ("state-" + t).getBytes(UTF_8)));

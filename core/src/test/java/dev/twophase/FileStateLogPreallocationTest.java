@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.StateLog.CoordinatorLog;
-import dev.twophase.internal.log.LogInspector;
 import dev.twophase.internal.log.TestLogs;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -37,7 +36,7 @@ class FileStateLogPreallocationTest {
       long records = TestLogs.recordsEnd(dir);
       assertEquals(CHUNK, TestLogs.size(seg), "extended to the next multiple of the chunk");
       assertTrue(records < 200, "records end at " + records);
-      assertFalse(LogInspector.read(dir).tailInProgress().isPresent(), "zeros are no append in progress");
+      assertFalse(FileStateLog.inspect(dir).tailInProgress().isPresent(), "zeros are no append in progress");
     }
     assertEquals(TestLogs.recordsEnd(dir), TestLogs.size(TestLogs.lastSegment(dir)));
   }

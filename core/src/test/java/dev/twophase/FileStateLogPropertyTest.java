@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.StateLog.CoordinatorLog;
-import dev.twophase.internal.log.LogInspector;
-import dev.twophase.internal.log.LogSnapshot;
 import dev.twophase.internal.log.TestLogs;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -172,7 +170,7 @@ class FileStateLogPropertyTest {
       log.close();
       log = open(dir);
       check(views(log), model, "final reopen");
-      check(LogInspector.read(dir), model, log.ownerEpoch());
+      check(FileStateLog.inspect(dir), model, log.ownerEpoch(), log.logId());
     } finally {
       if (log != null) {
         log.close();
@@ -231,22 +229,23 @@ class FileStateLogPropertyTest {
     }
   }
 
-  private static void check(LogSnapshot snapshot, Model[] model, long epoch) {
+  private static void check(StateLogSnapshot snapshot, Model[] model, long epoch, String logId) {
     assertEquals(epoch, snapshot.ownerEpoch());
+    assertEquals(logId, snapshot.logId());
     assertFalse(snapshot.tailInProgress().isPresent());
     assertTrue(snapshot.segments().size() <= 2, snapshot.segments().toString());
     for (int c = 0; c < COORDINATORS; c++) {
       Model m = model[c];
-      LogSnapshot.Coordinator sc = snapshot.coordinators().get("coordinator-" + c);
+      StateLogSnapshot.Coordinator sc = snapshot.coordinators().get("coordinator-" + c);
       if (m.stateId < 0 && m.maxCompleted == 0) {
         assertNull(sc);
         continue;
       }
       if (m.stateId < 0) {
-        assertNull(sc.lastState());
+        assertFalse(sc.lastState().isPresent());
       } else {
-        assertEquals(m.stateId, sc.lastState().checkpointId());
-        assertTrue(Arrays.equals(m.payload, sc.lastState().payload()));
+        assertEquals(m.stateId, sc.lastState().get().checkpointId());
+        assertTrue(Arrays.equals(m.payload, sc.lastState().get().payload()));
       }
       assertEquals(m.maxCompleted, sc.lastCompletedCheckpointId());
     }

@@ -188,14 +188,6 @@ class FileStateLogTest {
   }
 
   @Test
-  void directoryThatIsAFileIsAClearError() throws IOException {
-    Path file = Files.writeString(tmp.resolve("file"), "x");
-    FatalTwoPhaseException e =
-        assertThrows(FatalTwoPhaseException.class, () -> FileStateLog.open(file));
-    assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
-  }
-
-  @Test
   void secondOwnerInTheSameJvmIsRefused() {
     try (FileStateLog log = FileStateLog.open(tmp)) {
       FencedException e = assertThrows(FencedException.class, () -> FileStateLog.open(tmp));
@@ -309,7 +301,7 @@ class FileStateLogTest {
           maxTotal = Math.max(maxTotal, TestLogs.totalSize(tmp));
         }
       }
-      assertTrue(log.compactionCount() > 10, "compactions: " + log.compactionCount());
+      assertTrue(log.stats().compactions() > 10, "compactions: " + log.stats().compactions());
     }
     assertTrue(TestLogs.segments(tmp).size() < 3, TestLogs.segments(tmp).toString());
     assertTrue(maxTotal <= segmentBytes + 1024, "max total size " + maxTotal);
@@ -335,7 +327,7 @@ class FileStateLogTest {
       for (int i = 1; i <= 100; i++) {
         c0.appendState(i, bytes("small-" + i));
       }
-      assertTrue(log.compactionCount() < 10, "compactions: " + log.compactionCount());
+      assertTrue(log.stats().compactions() < 10, "compactions: " + log.stats().compactions());
     }
     try (FileStateLog log = FileStateLog.open(tmp)) {
       assertEquals(3000, log.open("c3").lastState().payload().length);
@@ -381,6 +373,35 @@ class FileStateLogTest {
       assertEquals(new StoredState(2, bytes("after")), a.lastState());
       assertEquals(1, a.lastCompletedCheckpointId());
     }
+  }
+
+  @Test
+  void statsCountAppendsSyncsAndCompactions() {
+    FileStateLog log = TestLogs.openExact(tmp);
+    StateLogStats atOpen = log.stats();
+    assertEquals(0, atOpen.stateAppends());
+    assertTrue(atOpen.syncs() >= 1, "creating the first segment syncs it: " + atOpen);
+    CoordinatorLog a = log.open("a");
+    CoordinatorLog b = log.open("b");
+    a.appendState(1, bytes("one"));
+    b.appendState(1, bytes("uno"));
+    a.appendCompletion(1);
+    a.appendCompletion(1); // raises nothing: not written, not counted
+    StateLogStats s = log.stats().minus(atOpen);
+    assertEquals(2, s.stateAppends());
+    assertEquals(1, s.completionMarks());
+    assertEquals(2 * LogFormat.stateRecordSize(1, 3) + LogFormat.completedRecordSize(1),
+        s.appendedBytes());
+    assertEquals(2, s.syncs(), "one per state append on one thread, none for the mark");
+    assertEquals(1.0, s.appendsPerSync());
+    assertEquals(0, s.compactions());
+    assertEquals(0, s.standbyTakeovers());
+    log.compact();
+    assertEquals(1, log.stats().compactions());
+    log.close();
+    StateLogStats closed = log.stats();
+    assertEquals(closed, log.stats(), "no change after close");
+    assertEquals(2, closed.stateAppends());
   }
 
   @Test

@@ -542,6 +542,11 @@ public class FileParticipantBenchmark {
         }
 
         @Override
+        public String logId() {
+          return view.logId();
+        }
+
+        @Override
         public StoredState lastState() {
           return view.lastState();
         }
@@ -574,6 +579,11 @@ public class FileParticipantBenchmark {
     @Override
     public long ownerEpoch() {
       return delegate.ownerEpoch();
+    }
+
+    @Override
+    public String logId() {
+      return delegate.logId();
     }
 
     @Override

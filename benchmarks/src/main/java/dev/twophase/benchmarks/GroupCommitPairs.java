@@ -2,7 +2,6 @@ package dev.twophase.benchmarks;
 
 import dev.twophase.FileStateLog;
 import dev.twophase.StateLog.CoordinatorLog;
-import dev.twophase.StateLogProbe;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -140,14 +139,14 @@ public final class GroupCommitPairs {
     Phase run(int n, long nanos) throws Exception {
       active = n;
       appends.reset();
-      long syncs = StateLogProbe.forceCount(log);
+      long syncs = log.stats().syncs();
       long begin = System.nanoTime();
       phaseEnd = begin + nanos;
       start.await();
       end.await();
       double seconds = (System.nanoTime() - begin) / 1e9;
       long done = appends.sum();
-      long synced = StateLogProbe.forceCount(log) - syncs;
+      long synced = log.stats().syncs() - syncs;
       return new Phase(done / seconds, synced == 0 ? 0 : (double) done / synced);
     }
 

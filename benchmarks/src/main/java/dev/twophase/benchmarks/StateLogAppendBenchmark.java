@@ -1,7 +1,7 @@
 package dev.twophase.benchmarks;
 
 import dev.twophase.FileStateLog;
-import dev.twophase.StateLogProbe;
+import dev.twophase.StateLogStats;
 import dev.twophase.StateLog.CoordinatorLog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -71,13 +71,13 @@ public class StateLogAppendBenchmark {
 
   /**
    * One log shared by every appender thread. After each iteration it prints how many appends each
-   * sync covered ({@code appends per sync}), from the log's own counters (see {@link StateLogProbe}).
+   * sync covered ({@code appends per sync}), from the log's own counters ({@link
+   * FileStateLog#stats()}).
    */
   @State(Scope.Benchmark)
   public static class Log {
     FileStateLog log;
-    private long forcesAtStart;
-    private long writtenAtStart;
+    private StateLogStats atStart;
 
     @Setup(Level.Trial)
     public void open(Dir dir) {
@@ -86,17 +86,15 @@ public class StateLogAppendBenchmark {
 
     @Setup(Level.Iteration)
     public void countFrom() {
-      forcesAtStart = StateLogProbe.forceCount(log);
-      writtenAtStart = StateLogProbe.writtenSequence(log);
+      atStart = log.stats();
     }
 
     @TearDown(Level.Iteration)
     public void report() {
-      long forces = StateLogProbe.forceCount(log) - forcesAtStart;
-      long appends = StateLogProbe.writtenSequence(log) - writtenAtStart;
+      StateLogStats s = log.stats().minus(atStart);
       BenchReport.line(
           "[state log] %d appends, %d syncs: %.1f appends per sync",
-          appends, forces, forces == 0 ? 0.0 : (double) appends / forces);
+          s.stateAppends(), s.syncs(), s.appendsPerSync());
     }
 
     @TearDown(Level.Trial)

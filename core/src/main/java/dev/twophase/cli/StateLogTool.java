@@ -1,22 +1,25 @@
 package dev.twophase.cli;
 
+import dev.twophase.annotation.PublicEvolving;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.twophase.FileStateLog;
 import dev.twophase.StateLogCorruptedException;
+import dev.twophase.StateLogSnapshot;
 import dev.twophase.TwoPhaseException;
 import dev.twophase.internal.StateCodec;
 import dev.twophase.internal.StateCodec.Blob;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.StateCodec.HandleRecord;
 import dev.twophase.internal.StateCodec.ParticipantRecord;
-import dev.twophase.internal.log.LogInspector;
-import dev.twophase.internal.log.LogSnapshot;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -35,9 +38,13 @@ import java.util.List;
  * java -cp twophase-core.jar:jackson-*.jar:slf4j-api.jar dev.twophase.cli.StateLogTool DIR [--json] [--coordinator ID]
  * </pre>
  *
+ * <p>It prints {@link FileStateLog#inspect(Path)}'s view, decoding each coordinator's state.
+ *
  * <p>Exit status: 0 when the log was read, 1 when it is damaged (the message names file and
- * offset), 2 on bad usage or an unreadable directory.
+ * offset) or a state cannot be decoded, 2 on bad usage, an unreadable directory or a directory
+ * that holds no state log.
  */
+@PublicEvolving
 public final class StateLogTool {
 
   private final PrintStream out;
@@ -82,14 +89,25 @@ public final class StateLogTool {
     if (dir == null) {
       return usage(err, "name the state log directory");
     }
-    LogSnapshot snapshot;
+    StateLogSnapshot snapshot;
     try {
-      snapshot = LogInspector.read(dir);
+      snapshot = FileStateLog.inspect(dir);
     } catch (StateLogCorruptedException e) {
       err.println("state log damaged: " + e.getMessage());
       return 1;
     } catch (UncheckedIOException e) {
-      err.println("cannot read state log: " + e.getCause());
+      Throwable cause = e.getCause();
+      if (cause instanceof NoSuchFileException) {
+        NoSuchFileException n = (NoSuchFileException) cause;
+        err.println("no state log in " + n.getFile() + ": it "
+            + (n.getReason() == null ? "does not exist" : n.getReason())
+            + "; name the directory of a FileStateLog");
+      } else if (cause instanceof NotDirectoryException) {
+        err.println("no state log in " + dir + ": it is not a directory; name the directory of a"
+            + " FileStateLog");
+      } else {
+        err.println("cannot read state log " + dir + ": " + cause);
+      }
       return 2;
     }
     StateLogTool tool = new StateLogTool(out, clock);
@@ -117,25 +135,27 @@ public final class StateLogTool {
 
   // ---------------------------------------------------------------- text
 
-  private void printText(LogSnapshot s, String only) {
+  private void printText(StateLogSnapshot s, String only) {
     out.printf("state log %s%n", s.directory());
-    out.printf("  owner epoch %d, %d segment(s), %d bytes%n", s.ownerEpoch(), s.segments().size(), s.totalBytes());
+    out.printf("  log id %s, owner epoch %d, %d segment(s), %d bytes%n", s.logId(), s.ownerEpoch(),
+        s.segments().size(), s.totalBytes());
     s.tailInProgress().ifPresent(t -> out.printf(
         "  tail in progress: %d byte(s) at offset %d of %s (%s)%n", t.bytes(), t.offset(), t.file().getFileName(), t.reason()));
     int shown = 0;
-    for (LogSnapshot.Coordinator c : s.coordinators().values()) {
+    for (StateLogSnapshot.Coordinator c : s.coordinators().values()) {
       if (only != null && !only.equals(c.coordinatorId())) {
         continue;
       }
       shown++;
       out.printf("%ncoordinator %s%n", c.coordinatorId());
-      if (c.lastState() == null) {
+      if (c.lastState().isEmpty()) {
         out.printf("  no state recorded; last completed checkpoint %d%n", c.lastCompletedCheckpointId());
         continue;
       }
-      CoordinatorRecord r = decode(c);
+      StateLogSnapshot.State state = c.lastState().get();
+      CoordinatorRecord r = decode(c.coordinatorId(), state);
       out.printf("  last checkpoint %d (written %s, %s ago, epoch %d)%s%n", r.checkpointId(),
-          Instant.ofEpochMilli(r.writtenAtMillis()), age(r.writtenAtMillis()), c.lastState().epoch(),
+          Instant.ofEpochMilli(r.writtenAtMillis()), age(r.writtenAtMillis()), state.epoch(),
           r.finished() ? ", finished" : "");
       out.printf("  last completed checkpoint %d%n", c.lastCompletedCheckpointId());
       for (ParticipantRecord p : r.participants()) {
@@ -177,8 +197,9 @@ public final class StateLogTool {
     return result;
   }
 
-  private static CoordinatorRecord decode(LogSnapshot.Coordinator c) {
-    return StateCodec.decode(c.lastState().payload(), "the state of coordinator '" + c.coordinatorId() + "'");
+  /** Decodes a coordinator's state (a state of another format says which). */
+  private static CoordinatorRecord decode(String coordinatorId, StateLogSnapshot.State state) {
+    return StateCodec.decode(state.payload(), "the state of coordinator '" + coordinatorId + "'");
   }
 
   private String age(long sinceMillis) {
@@ -207,13 +228,14 @@ public final class StateLogTool {
 
   // ---------------------------------------------------------------- JSON
 
-  private void printJson(LogSnapshot s, String only) {
+  private void printJson(StateLogSnapshot s, String only) {
     ObjectNode root = StateCodec.mapper().createObjectNode();
     root.put("directory", s.directory().toString());
+    root.put("logId", s.logId());
     root.put("ownerEpoch", s.ownerEpoch());
     root.put("totalBytes", s.totalBytes());
     ArrayNode segments = root.putArray("segments");
-    for (LogSnapshot.Segment seg : s.segments()) {
+    for (StateLogSnapshot.Segment seg : s.segments()) {
       segments.addObject().put("file", seg.file().getFileName().toString())
           .put("sequence", seg.sequence()).put("bytes", seg.sizeBytes()).put("records", seg.records());
     }
@@ -221,19 +243,20 @@ public final class StateLogTool {
         .put("file", t.file().getFileName().toString()).put("offset", t.offset())
         .put("bytes", t.bytes()).put("reason", t.reason()));
     ArrayNode coordinators = root.putArray("coordinators");
-    for (LogSnapshot.Coordinator c : s.coordinators().values()) {
+    for (StateLogSnapshot.Coordinator c : s.coordinators().values()) {
       if (only != null && !only.equals(c.coordinatorId())) {
         continue;
       }
       ObjectNode cn = coordinators.addObject();
       cn.put("coordinatorId", c.coordinatorId());
       cn.put("lastCompletedCheckpointId", c.lastCompletedCheckpointId());
-      if (c.lastState() == null) {
+      if (c.lastState().isEmpty()) {
         continue;
       }
-      CoordinatorRecord r = decode(c);
+      StateLogSnapshot.State state = c.lastState().get();
+      CoordinatorRecord r = decode(c.coordinatorId(), state);
       cn.put("lastCheckpointId", r.checkpointId());
-      cn.put("epoch", c.lastState().epoch());
+      cn.put("epoch", state.epoch());
       cn.put("writtenAt", Instant.ofEpochMilli(r.writtenAtMillis()).toString());
       cn.put("finished", r.finished());
       ArrayNode participants = cn.putArray("participants");

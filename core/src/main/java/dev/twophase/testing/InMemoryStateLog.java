@@ -1,9 +1,11 @@
 package dev.twophase.testing;
 
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.FencedException;
 import dev.twophase.StateLog;
 import dev.twophase.StoredState;
 import dev.twophase.TwoPhaseException;
+import dev.twophase.internal.log.LogFormat;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,16 +21,22 @@ import java.util.Set;
  *
  * <p>Nothing here is durable across JVMs; use {@link dev.twophase.FileStateLog} for that.
  */
+@PublicEvolving
 public final class InMemoryStateLog implements StateLog {
 
   /** What the "disk" holds, shared by every owner of this log. */
   private static final class Store {
+    final String logId;
     final Map<String, StoredState> states = new HashMap<>();
     final Map<String, Long> completed = new HashMap<>();
     final List<String> appends = new ArrayList<>();
     long epoch;
     RuntimeException nextAppendFailure;
     boolean nextAppendFailureAfterWrite;
+
+    Store(String logId) {
+      this.logId = logId;
+    }
   }
 
   private final Store store;
@@ -36,9 +44,27 @@ public final class InMemoryStateLog implements StateLog {
   private final Set<String> open = new HashSet<>();
   private boolean closed;
 
-  /** An empty log with its first owner (epoch 1). */
+  /** An empty log with its first owner (epoch 1) and a random {@link #logId()}. */
   public InMemoryStateLog() {
-    this(new Store());
+    this(new Store(LogFormat.newLogId()));
+  }
+
+  /**
+   * An empty log with its first owner (epoch 1) and the given {@link #logId()}, for tests that
+   * need predictable transaction names.
+   *
+   * @throws IllegalArgumentException if {@code logId} is not 8 characters of {@code [a-z0-9]}
+   */
+  public InMemoryStateLog(String logId) {
+    this(new Store(checkLogId(logId)));
+  }
+
+  private static String checkLogId(String logId) {
+    if (!LogFormat.isLogId(logId)) {
+      throw new IllegalArgumentException(
+          "a log id is 8 characters of [a-z0-9], was " + (logId == null ? "null" : "'" + logId + "'"));
+    }
+    return logId;
   }
 
   private InMemoryStateLog(Store store) {
@@ -49,8 +75,8 @@ public final class InMemoryStateLog implements StateLog {
   }
 
   /**
-   * A new owner of the same stored records, as a restarted process would be; this owner is fenced
-   * from now on.
+   * A new owner of the same stored records (and the same {@link #logId()}), as a restarted process
+   * would be; this owner is fenced from now on.
    */
   public InMemoryStateLog reopen() {
     return new InMemoryStateLog(store);
@@ -85,6 +111,12 @@ public final class InMemoryStateLog implements StateLog {
   @Override
   public long ownerEpoch() {
     return epoch;
+  }
+
+  /** Random unless given to the constructor; kept by {@link #reopen()}. */
+  @Override
+  public String logId() {
+    return store.logId;
   }
 
   @Override
@@ -142,6 +174,11 @@ public final class InMemoryStateLog implements StateLog {
     @Override
     public long ownerEpoch() {
       return epoch;
+    }
+
+    @Override
+    public String logId() {
+      return store.logId;
     }
 
     @Override

@@ -54,6 +54,11 @@ class StateLogToolTest {
     }
   }
 
+  /** The name of transaction {@code sequence} of owner epoch 1 of the log written by writeLog(). */
+  private String name(long sequence) {
+    return "orders-kafka-" + FileStateLog.inspect(dir).logId() + "-1-" + sequence;
+  }
+
   @Test
   void printsCheckpointsPendingAndOpenHandlesAsText() {
     writeLog();
@@ -62,9 +67,9 @@ class StateLogToolTest {
     assertTrue(text.contains("coordinator orders"), text);
     assertTrue(text.contains("last checkpoint 1"), text);
     assertTrue(text.contains("pending  checkpoint 1"), text);
-    assertTrue(text.contains("orders-kafka-0-1-0"), text);
+    assertTrue(text.contains(name(0)), text);
     assertTrue(text.contains("open     for checkpoint 2"), text);
-    assertTrue(text.contains("orders-kafka-0-1-1"), text);
+    assertTrue(text.contains(name(1)), text);
     assertTrue(text.contains("application snapshot v1: 42"), text);
     assertTrue(text.contains("age 5m"), text);
   }
@@ -79,7 +84,7 @@ class StateLogToolTest {
     assertEquals(1, c.get("lastCheckpointId").asLong());
     JsonNode pending = c.get("participants").get(0).get("pending").get(0);
     assertEquals(1, pending.get("checkpointId").asLong());
-    assertEquals("orders-kafka-0-1-0", pending.get("handle").get("name").asText());
+    assertEquals(name(0), pending.get("handle").get("name").asText());
     assertTrue(pending.get("ageMillis").asLong() >= Duration.ofMinutes(5).toMillis() - 1000);
     assertEquals(42, c.get("application").get("value").asLong());
   }
@@ -94,6 +99,43 @@ class StateLogToolTest {
     Files.write(segment, "not a log at all".getBytes(StandardCharsets.UTF_8), StandardOpenOption.TRUNCATE_EXISTING);
     assertEquals(1, run(dir.toString()));
     assertTrue(err.toString().contains(segment.getFileName().toString()), err.toString());
+  }
+
+  @Test
+  void printsTheLogId() {
+    writeLog();
+    assertEquals(0, run(dir.toString()), err.toString());
+    String id = FileStateLog.inspect(dir).logId();
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("log id " + id), out.toString());
+  }
+
+  /** Issue 8, item 11: exit 0 with "0 segment(s)" on a directory that holds no log. */
+  @Test
+  void aDirectoryWithoutALogExitsWithTwoAndSaysSo() throws IOException {
+    Path empty = Files.createDirectories(dir.resolve("empty"));
+    assertEquals(2, run(empty.toString()));
+    assertTrue(err.toString().contains("no state log in " + empty.toAbsolutePath()), err.toString());
+    assertTrue(err.toString().contains("holds no state log segment"), err.toString());
+
+    Path etc = Files.createDirectories(dir.resolve("etc"));
+    Files.writeString(etc.resolve("hosts"), "127.0.0.1 localhost");
+    err.reset();
+    assertEquals(2, run(etc.toString()));
+    assertTrue(err.toString().contains("no state log in"), err.toString());
+    assertEquals("", out.toString(StandardCharsets.UTF_8));
+  }
+
+  /** Issue 8, item 11: a state of a newer format was "not written by twophase or damaged". */
+  @Test
+  void aStateOfANewerFormatSaysSo() {
+    try (FileStateLog log = FileStateLog.open(dir)) {
+      log.open("orders").appendState(1,
+          "{\"format\":99,\"coordinatorId\":\"orders\",\"somethingNew\":true}"
+              .getBytes(StandardCharsets.UTF_8));
+    }
+    assertEquals(1, run(dir.toString()));
+    assertTrue(err.toString().contains("written by a newer version of twophase"), err.toString());
+    assertTrue(err.toString().contains("format 99"), err.toString());
   }
 
   @Test

@@ -2,7 +2,7 @@ package dev.twophase.crash;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.twophase.internal.CrashPoint;
+import dev.twophase.ProtocolPoint;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -46,7 +46,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 @EnabledIfSystemProperty(named = "chaos.enabled", matches = "true")
 class ChaosIT {
 
-  private static final CrashPoint[] POINTS = CrashPoint.values();
+  private static final ProtocolPoint[] POINTS = ProtocolPoint.values();
 
   private final AtomicLong crashes = new AtomicLong();
   private final AtomicLong notReached = new AtomicLong();
@@ -147,11 +147,11 @@ class ChaosIT {
     List<String> problems = new ArrayList<>();
     int runErrors = 0;
     CrashChecker.Findings runFindings = new CrashChecker.Findings();
-    CrashPoint previous = null;
+    ProtocolPoint previous = null;
     for (int c = 0; c < plannedCrashes && problems.isEmpty(); c++) {
-      CrashPoint point = POINTS[rnd.nextInt(POINTS.length)];
+      ProtocolPoint point = POINTS[rnd.nextInt(POINTS.length)];
       if (previous != null && leavesDecidedWork(previous) && rnd.nextInt(3) == 0) {
-        point = CrashPoint.DURING_RECOVERY_COMMIT; // the recovery has commits to do: crash in them
+        point = ProtocolPoint.DURING_RECOVERY_COMMIT; // the recovery has commits to do: crash in them
       }
       previous = point;
       long maxHit = switch (point) {
@@ -213,8 +213,8 @@ class ChaosIT {
   }
 
   /** Crash points after which the next start has decided checkpoints to commit. */
-  private static boolean leavesDecidedWork(CrashPoint p) {
-    return p == CrashPoint.AFTER_LOG_APPEND || p == CrashPoint.BETWEEN_COMMITS || p == CrashPoint.AFTER_COMMITS;
+  private static boolean leavesDecidedWork(ProtocolPoint p) {
+    return p == ProtocolPoint.AFTER_LOG_APPEND || p == ProtocolPoint.BETWEEN_COMMITS || p == ProtocolPoint.AFTER_COMMITS;
   }
 
   private void checkReport(CrashScenario.Child child, CrashChecker.Findings into, List<String> problems) throws IOException {

@@ -2,10 +2,12 @@ package dev.twophase.crash;
 
 import dev.twophase.FaultInjector;
 import dev.twophase.testing.CrashInjector;
+import dev.twophase.testing.PowerLoss;
 import dev.twophase.ApplicationState;
 import dev.twophase.Codecs;
 import dev.twophase.Coordinator;
 import dev.twophase.FileStateLog;
+import dev.twophase.ProtocolPoint;
 import dev.twophase.Participant;
 import dev.twophase.StateLog;
 import java.io.IOException;
@@ -65,11 +67,33 @@ public final class ChildProgram {
     return CrashInjector.parse(System.getProperty(ChildJvm.CRASH_AT));
   }
 
-  /** The child's log: a {@link FileStateLog} in {@code dir}, with that segment size if positive. */
+  /**
+   * The child's log: a {@link FileStateLog} in {@code dir}, with that segment size if positive, and
+   * the crash injector (the log's own points, DURING_LOG_APPEND and DURING_COMPACTION).
+   */
   public static StateLog openLog(Path dir, long segmentBytes) {
-    return segmentBytes > 0
-        ? FileStateLog.builder(dir).segmentBytes(segmentBytes).build()
-        : FileStateLog.open(dir);
+    FileStateLog.Builder builder = FileStateLog.builder(dir).faultInjector(crashInjector());
+    if (segmentBytes > 0) {
+      builder.segmentBytes(segmentBytes);
+    }
+    return builder.build();
+  }
+
+  /**
+   * After a child halted inside a log write ({@code crashAt} names DURING_LOG_APPEND or
+   * DURING_COMPACTION), models the power loss that such a crash stands for (see {@link PowerLoss}):
+   * a killed process's writes stay in the page cache, so without this the record or segment would
+   * survive whole. Other points: nothing.
+   */
+  public static void tearLastWrite(Path stateDir, String crashAt) throws IOException {
+    if (crashAt == null) {
+      return;
+    }
+    if (crashAt.startsWith(ProtocolPoint.DURING_LOG_APPEND.name())) {
+      PowerLoss.tearLastAppend(stateDir);
+    } else if (crashAt.startsWith(ProtocolPoint.DURING_COMPACTION.name())) {
+      PowerLoss.tearLastSegment(stateDir);
+    }
   }
 
   /**

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.twophase.internal.CrashPoint;
+import dev.twophase.ProtocolPoint;
 import dev.twophase.testing.CrashInjector;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Kills a child JVM at every {@link CrashPoint} of the protocol (SPEC.md, "Crash points every fault
+ * Kills a child JVM at every {@link ProtocolPoint} of the protocol (SPEC.md, "Crash points every fault
  * test must cover") and checks, from the participants' files alone, that the next incarnation
  * recovers to a state where both participants show exactly the records of the decided checkpoints,
  * and that it then finishes with every input record visible exactly once.
@@ -40,8 +40,8 @@ class CrashRecoveryIT {
 
   static Stream<Arguments> crashes() {
     List<Arguments> cases = new ArrayList<>();
-    for (CrashPoint point : CrashPoint.values()) {
-      if (point == CrashPoint.DURING_RECOVERY_COMMIT) {
+    for (ProtocolPoint point : ProtocolPoint.values()) {
+      if (point == ProtocolPoint.DURING_RECOVERY_COMMIT) {
         continue; // needs something to recover first: see crashDuringRecoveryCommit
       }
       for (int hit : new int[] {1, 3}) {
@@ -58,8 +58,8 @@ class CrashRecoveryIT {
 
   @ParameterizedTest(name = "{0}:{1} ({2})")
   @MethodSource("crashes")
-  void crashThenRecover(CrashPoint point, int hit, String mode) throws Exception {
-    boolean compaction = point == CrashPoint.DURING_COMPACTION;
+  void crashThenRecover(ProtocolPoint point, int hit, String mode) throws Exception {
+    boolean compaction = point == ProtocolPoint.DURING_COMPACTION;
     CrashScenario s = new CrashScenario(
         tmp, N, K, mode, compaction ? SMALL_SEGMENTS : 0, compaction ? 2 : 0);
 
@@ -84,11 +84,11 @@ class CrashRecoveryIT {
   void crashDuringRecoveryCommit(int hit) throws Exception {
     CrashScenario s = new CrashScenario(tmp, N, K, "records", 0, 0);
 
-    CrashScenario.Child first = s.run(CrashPoint.AFTER_LOG_APPEND + ":3");
-    assertCrashedAt(first, CrashPoint.AFTER_LOG_APPEND);
+    CrashScenario.Child first = s.run(ProtocolPoint.AFTER_LOG_APPEND + ":3");
+    assertCrashedAt(first, ProtocolPoint.AFTER_LOG_APPEND);
 
-    CrashScenario.Child during = s.run(CrashPoint.DURING_RECOVERY_COMMIT + ":" + hit);
-    assertCrashedAt(during, CrashPoint.DURING_RECOVERY_COMMIT);
+    CrashScenario.Child during = s.run(ProtocolPoint.DURING_RECOVERY_COMMIT + ":" + hit);
+    assertCrashedAt(during, ProtocolPoint.DURING_RECOVERY_COMMIT);
     assertFalse(during.recovered(), "the child crashed inside recovery, yet reported it recovered\n" + during.describe());
 
     CrashScenario.Child clean = s.run(null);
@@ -107,11 +107,11 @@ class CrashRecoveryIT {
   @ParameterizedTest(name = "{0} in the finish checkpoint")
   @ValueSource(strings = {"BEFORE_PRE_COMMIT", "BETWEEN_PRE_COMMITS", "AFTER_PRE_COMMITS", "DURING_LOG_APPEND",
       "AFTER_LOG_APPEND", "BETWEEN_COMMITS", "AFTER_COMMITS"})
-  void crashInTheFinishCheckpoint(CrashPoint point) throws Exception {
+  void crashInTheFinishCheckpoint(ProtocolPoint point) throws Exception {
     long n = 205;
     long checkpoints = n / K + 1;
     CrashScenario s = new CrashScenario(tmp, n, K, "records", 0, 0);
-    long hit = point == CrashPoint.DURING_LOG_APPEND ? checkpoints + 1 : checkpoints; // + the start-up record
+    long hit = point == ProtocolPoint.DURING_LOG_APPEND ? checkpoints + 1 : checkpoints; // + the start-up record
 
     CrashScenario.Child crashed = s.run(point + ":" + hit);
     assertCrashedAt(crashed, point);
@@ -119,7 +119,7 @@ class CrashRecoveryIT {
     CrashScenario.Child clean = s.run(null);
     assertDone(clean);
     CrashChecker.RecoveryReport report = checkReport(clean);
-    boolean decided = point.ordinal() >= CrashPoint.AFTER_LOG_APPEND.ordinal();
+    boolean decided = point.ordinal() >= ProtocolPoint.AFTER_LOG_APPEND.ordinal();
     assertEquals(decided ? n : (n / K) * K, report.position(),
         "the finish checkpoint was " + (decided ? "" : "not ") + "decided\n" + clean.describe());
     assertFinal(s, clean);
@@ -130,15 +130,15 @@ class CrashRecoveryIT {
   void crashesInARow() throws Exception {
     CrashScenario s = new CrashScenario(tmp, N, K, "records", SMALL_SEGMENTS, 1);
     List<String> points = List.of(
-        CrashPoint.BETWEEN_PRE_COMMITS + ":2",
-        CrashPoint.AFTER_LOG_APPEND + ":2",
-        CrashPoint.DURING_RECOVERY_COMMIT + ":1",
-        CrashPoint.DURING_LOG_APPEND + ":4",
-        CrashPoint.BETWEEN_COMMITS + ":3",
-        CrashPoint.AFTER_COMMITS + ":2");
+        ProtocolPoint.BETWEEN_PRE_COMMITS + ":2",
+        ProtocolPoint.AFTER_LOG_APPEND + ":2",
+        ProtocolPoint.DURING_RECOVERY_COMMIT + ":1",
+        ProtocolPoint.DURING_LOG_APPEND + ":4",
+        ProtocolPoint.BETWEEN_COMMITS + ":3",
+        ProtocolPoint.AFTER_COMMITS + ":2");
     for (String p : points) {
       CrashScenario.Child c = s.run(p);
-      assertCrashedAt(c, CrashPoint.valueOf(p.substring(0, p.indexOf(':'))));
+      assertCrashedAt(c, ProtocolPoint.valueOf(p.substring(0, p.indexOf(':'))));
       checkReportIfAny(c);
     }
     CrashScenario.Child clean = s.run(null);
@@ -165,7 +165,7 @@ class CrashRecoveryIT {
 
   // ------------------------------------------------------------------ assertions
 
-  static void assertCrashedAt(CrashScenario.Child child, CrashPoint point) {
+  static void assertCrashedAt(CrashScenario.Child child, ProtocolPoint point) {
     if (child.timedOut) {
       fail("child did not finish in time\n" + child.describe());
     }
@@ -211,7 +211,7 @@ class CrashRecoveryIT {
    * protocol alone: checkpoint c covers inputs 0 .. c*K-1, and a checkpoint is decided exactly when
    * its record is durable.
    */
-  static void assertRestoredPosition(CrashPoint point, int hit, long position, CrashScenario.Child child) {
+  static void assertRestoredPosition(ProtocolPoint point, int hit, long position, CrashScenario.Child child) {
     String msg = "restored position after a crash at " + point + ":" + hit + "\n" + child.describe();
     switch (point) {
       // Checkpoint `hit` was not decided: resume after checkpoint hit-1.

@@ -139,6 +139,9 @@ public final class CrashScenario {
             Integer.toString(k), mode),
         CHILD_TIMEOUT));
     children.add(child);
+    if (child.crashed()) {
+      ChildProgram.tearLastWrite(stateDir(), crashAt);
+    }
     return child;
   }
 

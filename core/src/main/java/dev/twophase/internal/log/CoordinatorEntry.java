@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.StoredState;
 import java.nio.charset.StandardCharsets;
 
@@ -8,6 +9,7 @@ import java.nio.charset.StandardCharsets;
  * Written only under the log's append lock; read without a lock (the fields are volatile and
  * {@link State} is immutable).
  */
+@Internal
 public final class CoordinatorEntry {
 
   /** A STATE record. The payload is owned by this object and never exposed. */

@@ -2,11 +2,14 @@ package dev.twophase.internal.log;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
 
 /** Durable directory operations. */
@@ -28,19 +31,38 @@ final class Directories {
     }
   }
 
-  /** Creates {@code dir} and its missing parents, syncing the parent of each one created. */
-  static void createDurably(Path dir) throws IOException {
+  /**
+   * Creates {@code dir} and its missing parents, syncing the parent of each one created, and
+   * returns the directories it created, outermost first (empty if {@code dir} existed).
+   *
+   * @throws FileSystemException if {@code dir} or one of its parents exists but is not a
+   *     directory; its message says so, and what to do
+   */
+  static List<Path> createDurably(Path dir) throws IOException {
     Path abs = dir.toAbsolutePath();
     if (Files.isDirectory(abs)) {
-      return;
+      return List.of();
     }
-    Deque<Path> missing = new ArrayDeque<>();
-    for (Path p = abs; p != null && !Files.exists(p); p = p.getParent()) {
-      missing.push(p);
+    List<Path> missing = new ArrayList<>();
+    for (Path p = abs; p != null; p = p.getParent()) {
+      if (Files.exists(p, LinkOption.NOFOLLOW_LINKS) || Files.exists(p)) {
+        if (!Files.isDirectory(p)) {
+          throw new FileSystemException(null, null, p.equals(abs)
+              ? p + " exists and is not a directory: point the state log at a directory"
+                  + " (it is created if it is missing), or move the file out of the way"
+              : p + " is not a directory, so the state log directory " + abs + " cannot be"
+                  + " created under it: point the state log at a path whose parents are"
+                  + " directories");
+        }
+        break;
+      }
+      missing.add(p);
     }
+    Collections.reverse(missing);
     Files.createDirectories(abs);
     for (Path created : missing) {
       fsync(created.getParent());
     }
+    return List.copyOf(missing);
   }
 }

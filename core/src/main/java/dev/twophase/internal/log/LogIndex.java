@@ -10,7 +10,7 @@ import java.util.TreeMap;
  * highest completion mark. It is what a reader rebuilds from the records and what compaction
  * writes. Not thread-safe: the log mutates it under its append lock.
  */
-final class LogIndex implements RecordVisitor {
+class LogIndex implements RecordVisitor {
 
   private final Map<String, CoordinatorEntry> entries = new TreeMap<>();
   private long maxEpoch;
@@ -50,7 +50,8 @@ final class LogIndex implements RecordVisitor {
   }
 
   @Override
-  public void state(String coordinatorId, long checkpointId, long epoch, byte[] payload) {
+  public void state(String coordinatorId, long checkpointId, long epoch, byte[] payload,
+      java.nio.file.Path file, long offset, int length) {
     raiseEpoch(epoch);
     entry(coordinatorId).setState(checkpointId, epoch, payload);
   }

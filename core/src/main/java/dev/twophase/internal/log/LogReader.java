@@ -31,8 +31,12 @@ final class LogReader {
   /** A segment as read. */
   record ScannedSegment(long sequence, Path file, long size, long validEnd, long records) {}
 
-  /** What a scan found. */
-  record Result(List<ScannedSegment> segments, TornTail tornTail) {}
+  /**
+   * What a scan found.
+   *
+   * @param logId the log id in the segment headers, or null if no segment has a complete header
+   */
+  record Result(List<ScannedSegment> segments, TornTail tornTail, String logId) {}
 
   /** A segment became shorter while it was read: its owner cut off a torn tail. Read again. */
   static final class SegmentChangedException extends IOException {
@@ -69,18 +73,25 @@ final class LogReader {
   static Result scan(List<SegmentFile> files, RecordVisitor visitor) throws IOException {
     List<ScannedSegment> segments = new ArrayList<>(files.size());
     TornTail torn = null;
+    String logId = null;
+    Path logIdFile = null;
     for (int i = 0; i < files.size(); i++) {
       SegmentFile f = files.get(i);
       try (FileChannel ch = FileChannel.open(f.file(), StandardOpenOption.READ)) {
-        SegmentScan scan = new SegmentScan(f, ch, i == files.size() - 1, visitor);
+        SegmentScan scan =
+            new SegmentScan(f, ch, i == files.size() - 1, visitor, logId, logIdFile);
         scan.run();
         segments.add(new ScannedSegment(f.sequence(), f.file(), scan.size, scan.validEnd, scan.records));
         if (scan.torn != null) {
           torn = scan.torn;
         }
+        if (logId == null && scan.logId != null) {
+          logId = scan.logId;
+          logIdFile = f.file();
+        }
       }
     }
-    return new Result(Collections.unmodifiableList(segments), torn);
+    return new Result(Collections.unmodifiableList(segments), torn, logId);
   }
 
   /** The scan of one segment. */
@@ -89,6 +100,9 @@ final class LogReader {
     private final FileChannel ch;
     private final boolean last;
     private final RecordVisitor visitor;
+    /** The log id of the earlier segments (null for the first one), and where it was read. */
+    private final String expectedLogId;
+    private final Path expectedLogIdFile;
     private final long size;
     private final CRC32C crc = new CRC32C();
     private ByteBuffer buf = ByteBuffer.allocate(READ_BUFFER).limit(0);
@@ -98,13 +112,17 @@ final class LogReader {
     long validEnd;
     long records;
     TornTail torn;
+    /** The log id of this segment's header, once read. */
+    String logId;
 
-    SegmentScan(SegmentFile file, FileChannel ch, boolean last, RecordVisitor visitor)
-        throws IOException {
+    SegmentScan(SegmentFile file, FileChannel ch, boolean last, RecordVisitor visitor,
+        String expectedLogId, Path expectedLogIdFile) throws IOException {
       this.file = file;
       this.ch = ch;
       this.last = last;
       this.visitor = visitor;
+      this.expectedLogId = expectedLogId;
+      this.expectedLogIdFile = expectedLogIdFile;
       this.size = ch.size();
     }
 
@@ -133,7 +151,7 @@ final class LogReader {
           recordCrc = frame.getInt();
           if (LogFormat.lengthCrc(crc, len) != lenCrc) {
             problem = "record length checksum mismatch";
-          } else if (len < 1 || len > LogFormat.MAX_BODY_LENGTH) {
+          } else if (len < 2 || len > LogFormat.MAX_BODY_LENGTH) {
             problem = "invalid record length " + len;
           } else if (len > avail - LogFormat.RECORD_HEADER_SIZE) {
             lengthTrusted = true;
@@ -165,10 +183,7 @@ final class LogReader {
                 problem + ", and the record changed while it was read: an append in progress", false);
             return;
           }
-          throw corrupted(
-              problem + (last ? "" : " in a segment that is not the last one")
-                  + ": the log holds bytes that were damaged after they were written",
-              off);
+          throw damaged(problem, off, lengthTrusted);
         }
         off += LogFormat.RECORD_HEADER_SIZE + len;
         validEnd = off;
@@ -220,20 +235,40 @@ final class LogReader {
       }
     }
 
-    /** Returns false if the segment is a torn (empty) last segment. */
+    /**
+     * Reads and checks the segment header, and its log id against that of the earlier segments.
+     * Returns false if the segment is a torn (empty) last segment.
+     */
     private boolean readHeader() throws IOException {
-      ByteBuffer expected = ByteBuffer.allocate(LogFormat.SEGMENT_HEADER_SIZE);
-      LogFormat.putSegmentHeader(expected, new CRC32C(), file.sequence());
-      expected.flip();
       int have = (int) Math.min(size, LogFormat.SEGMENT_HEADER_SIZE);
       ByteBuffer header = bytes(0, have);
-      if (have == LogFormat.SEGMENT_HEADER_SIZE && header.equals(expected)) {
+      boolean magic = startsWithMagic(header);
+      if (have == LogFormat.SEGMENT_HEADER_SIZE && magic
+          && header.getInt(8) == LogFormat.VERSION && headerCrcMatches(header, LogFormat.VERSION)) {
+        if (header.getLong(12) != file.sequence()) {
+          throw corrupted("segment header names sequence " + header.getLong(12)
+              + " but the file name says " + file.sequence() + ": the file was renamed or"
+              + " damaged. " + steps(0, false), 0);
+        }
+        String id = ascii(header, LogFormat.LOG_ID_OFFSET, LogFormat.LOG_ID_LENGTH);
+        if (!LogFormat.isLogId(id)) {
+          throw corrupted("malformed segment header with a valid checksum: its log id is not "
+              + LogFormat.LOG_ID_LENGTH + " characters of [a-z0-9]. " + steps(0, false), 0);
+        }
+        if (expectedLogId != null && !expectedLogId.equals(id)) {
+          throw corrupted("the segment belongs to the state log with id " + id + ", but "
+              + expectedLogIdFile.getFileName() + " to the log with id " + expectedLogId
+              + ": segments of two logs are mixed in one directory. Nothing was changed: move"
+              + " the other log's segments out (a segment's log id is in bytes "
+              + LogFormat.LOG_ID_OFFSET + " to " + (LogFormat.LOG_ID_OFFSET + LogFormat.LOG_ID_LENGTH - 1)
+              + " of its header)", 0);
+        }
+        logId = id;
         return true;
       }
       if (last) {
         long z = zeroTailStart();
-        if (z < LogFormat.SEGMENT_HEADER_SIZE
-            && header.duplicate().limit((int) z).equals(expected.duplicate().limit((int) z))) {
+        if (z < LogFormat.SEGMENT_HEADER_SIZE && isHeaderStart(header, (int) z)) {
           torn = new TornTail(file.file(), 0, size, true,
               "incomplete segment header (" + z + " of " + LogFormat.SEGMENT_HEADER_SIZE
                   + " bytes written)", false);
@@ -248,31 +283,99 @@ final class LogReader {
         validEnd = 0;
         return false;
       }
-      byte[] magic = new byte[Math.min(have, LogFormat.MAGIC.length)];
-      header.duplicate().get(magic);
-      if (!Arrays.equals(magic, Arrays.copyOf(LogFormat.MAGIC, magic.length))) {
+      if (!magic) {
         throw corrupted("not a twophase state log: the segment does not start with the magic bytes "
-            + new String(LogFormat.MAGIC, StandardCharsets.US_ASCII), 0);
+            + new String(LogFormat.MAGIC, StandardCharsets.US_ASCII) + ". Nothing was changed: a"
+            + " file named like a segment that twophase did not write; move it out of the log"
+            + " directory", 0);
       }
-      if (have < LogFormat.SEGMENT_HEADER_SIZE) {
-        throw corrupted("incomplete segment header (" + have + " of "
-            + LogFormat.SEGMENT_HEADER_SIZE + " bytes)", 0);
+      if (have < 12) {
+        throw corrupted("incomplete segment header (" + have + " bytes)" + where() + ". "
+            + steps(0, false), 0);
       }
       int version = header.getInt(8);
       if (version != LogFormat.VERSION) {
-        throw corrupted("unsupported state log format version " + version + ": this release of "
-            + "twophase reads version " + LogFormat.VERSION + " only", 0);
+        if (have == LogFormat.SEGMENT_HEADER_SIZE && headerCrcMatches(header, LogFormat.VERSION)) {
+          throw corrupted("segment header checksum mismatch (its format version field reads "
+              + version + ")" + where() + ". " + steps(0, false), 0);
+        }
+        if (version > LogFormat.VERSION) {
+          throw corrupted("the segment has format version " + version + ": it was written by a"
+              + " newer version of twophase (this version reads format " + LogFormat.VERSION
+              + "). Nothing was changed: open the log with the version of twophase that wrote it,"
+              + " or a later one", 0);
+        }
+        throw corrupted("the segment has format version " + version + ": it was written by an"
+            + " older version of twophase, whose format this version does not read (it reads"
+            + " format " + LogFormat.VERSION + "). Nothing was changed: finish the log's"
+            + " coordinators with the version that wrote it, then start them on a new log", 0);
       }
-      crc.reset();
-      crc.update(header.duplicate().limit(20));
-      if ((int) crc.getValue() != header.getInt(20)) {
-        throw corrupted("segment header checksum mismatch", 0);
+      if (have < LogFormat.SEGMENT_HEADER_SIZE) {
+        throw corrupted("incomplete segment header (" + have + " of "
+            + LogFormat.SEGMENT_HEADER_SIZE + " bytes)" + where() + ". " + steps(0, false), 0);
       }
-      throw corrupted("segment header names sequence " + header.getLong(12)
-          + " but the file name says " + file.sequence(), 0);
+      throw corrupted("segment header checksum mismatch" + where() + ". " + steps(0, false), 0);
     }
 
-    /** Whether the failed record at {@code off} of the last segment is a torn write. */
+    private String where() {
+      return last ? "" : " in a segment that is not the last one";
+    }
+
+    private static boolean startsWithMagic(ByteBuffer header) {
+      int n = Math.min(header.remaining(), LogFormat.MAGIC.length);
+      for (int i = 0; i < n; i++) {
+        if (header.get(i) != LogFormat.MAGIC[i]) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** Whether the stored checksum of a complete header matches it, its version read as given. */
+    private boolean headerCrcMatches(ByteBuffer header, int version) {
+      ByteBuffer b = ByteBuffer.allocate(LogFormat.SEGMENT_HEADER_SIZE - 4);
+      b.put(header.duplicate().limit(LogFormat.SEGMENT_HEADER_SIZE - 4));
+      b.putInt(8, version);
+      crc.reset();
+      crc.update(b.flip());
+      return (int) crc.getValue() == header.getInt(LogFormat.SEGMENT_HEADER_SIZE - 4);
+    }
+
+    /**
+     * Whether the first {@code n} bytes of {@code header} are the start of a header of this
+     * segment: magic, version, sequence number, and a log id (the earlier segments' if known).
+     */
+    private boolean isHeaderStart(ByteBuffer header, int n) {
+      ByteBuffer template = ByteBuffer.allocate(LogFormat.SEGMENT_HEADER_SIZE);
+      LogFormat.putSegmentHeader(template, new CRC32C(), file.sequence(),
+          expectedLogId != null ? expectedLogId : "00000000");
+      for (int i = 0; i < n; i++) {
+        byte b = header.get(i);
+        if (i < LogFormat.LOG_ID_OFFSET) {
+          if (b != template.get(i)) {
+            return false;
+          }
+        } else if (i < LogFormat.LOG_ID_OFFSET + LogFormat.LOG_ID_LENGTH) {
+          if (expectedLogId != null ? b != template.get(i) : !LogFormat.isLogIdChar(b)) {
+            return false;
+          }
+        } else if (expectedLogId != null && b != template.get(i)) {
+          return false; // the checksum, known once the log id is
+        }
+      }
+      return true;
+    }
+
+    private static String ascii(ByteBuffer b, int from, int length) {
+      byte[] bytes = new byte[length];
+      b.duplicate().position(from).get(bytes);
+      return new String(bytes, StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Whether the failed record at {@code off} of the last segment is a torn append: the rules of
+     * {@link LogFormat} ("Torn tails and damage").
+     */
     private boolean isTorn(long off, boolean lengthTrusted, int len) throws IOException {
       if (size - off < LogFormat.RECORD_HEADER_SIZE) {
         return true;
@@ -285,7 +388,8 @@ final class LogReader {
         return false;
       }
       long end = off + LogFormat.RECORD_HEADER_SIZE + len;
-      return end > size || z <= end;
+      // Past the end of the file, or its last byte (END, never zero) not written.
+      return end > size || z < end;
     }
 
     private void parse(ByteBuffer body, long off) {
@@ -293,38 +397,52 @@ final class LogReader {
       byte type = body.get();
       switch (type) {
         case LogFormat.TYPE_OWNER:
-          if (len != 9) {
+          if (len != 10) {
             throw malformed("OWNER", len, off);
           }
-          visitor.owner(body.getLong());
+          long ownerEpoch = body.getLong();
+          end("OWNER", body, len, off);
+          visitor.owner(ownerEpoch);
           break;
         case LogFormat.TYPE_STATE: {
-          String id = readId(body, 20, "STATE", len, off);
+          String id = readId(body, 21, "STATE", len, off);
           long checkpointId = body.getLong();
           long epoch = body.getLong();
           int payloadLength = body.getInt();
-          if (payloadLength != body.remaining() || checkpointId < 0) {
+          if (payloadLength != body.remaining() - 1 || checkpointId < 0) {
             throw malformed("STATE", len, off);
           }
           byte[] payload = new byte[payloadLength];
           body.get(payload);
-          visitor.state(id, checkpointId, epoch, payload);
+          end("STATE", body, len, off);
+          visitor.state(id, checkpointId, epoch, payload, file.file(), off,
+              LogFormat.RECORD_HEADER_SIZE + len);
           break;
         }
         case LogFormat.TYPE_COMPLETED: {
-          String id = readId(body, 16, "COMPLETED", len, off);
+          String id = readId(body, 17, "COMPLETED", len, off);
           long checkpointId = body.getLong();
           long epoch = body.getLong();
-          if (body.hasRemaining() || checkpointId < 0) {
+          if (body.remaining() != 1 || checkpointId < 0) {
             throw malformed("COMPLETED", len, off);
           }
+          end("COMPLETED", body, len, off);
           visitor.completed(id, checkpointId, epoch);
           break;
         }
         default:
-          throw corrupted("unknown state log record type " + type + " (this release knows types "
-              + LogFormat.TYPE_OWNER + " to " + LogFormat.TYPE_COMPLETED
-              + "; was the log written by a newer release?)", off);
+          throw corrupted("unknown state log record type " + type + " with a valid checksum (this"
+              + " version of twophase knows types " + LogFormat.TYPE_OWNER + " to "
+              + LogFormat.TYPE_COMPLETED + "): the record was written by a faulty writer, since a"
+              + " newer version of twophase would have written a newer segment format. "
+              + steps(off), off);
+      }
+    }
+
+    /** Reads the end marker, the last byte of every record. */
+    private void end(String type, ByteBuffer body, int len, long off) {
+      if (body.remaining() != 1 || body.get() != LogFormat.END) {
+        throw malformed(type, len, off);
       }
     }
 
@@ -343,7 +461,78 @@ final class LogReader {
 
     private StateLogCorruptedException malformed(String type, int len, long off) {
       return corrupted("malformed " + type + " record (body of " + len + " bytes) with a valid "
-          + "checksum", off);
+          + "checksum: the record was written by a faulty writer. " + steps(off), off);
+    }
+
+    /**
+     * Damage found at {@code off}: why it is not a torn append, and what the operator does.
+     *
+     * @param lengthTrusted whether the record's length passed its check
+     */
+    private StateLogCorruptedException damaged(String problem, long off, boolean lengthTrusted)
+        throws IOException {
+      String why;
+      if (!last) {
+        why = " in a segment that is not the last one, where no append can have been in progress";
+      } else if (lengthTrusted) {
+        why = " in the last segment, in a record written to its last byte (a torn append never"
+            + " is), so it changed after it was written and may be a decision that was"
+            + " acknowledged" + lostSectorHint(off);
+      } else {
+        why = " in the last segment, followed by written bytes (a torn append never is), so it"
+            + " changed after it was written and may be a decision that was acknowledged";
+      }
+      return corrupted(problem + why + ": the log holds bytes that were damaged after they were"
+          + " written. " + steps(off), off);
+    }
+
+    /**
+     * If the record at {@code off} holds a whole 512-byte sector of zeros: a hint that a device
+     * lost that sector of a write that had not been synced (a power loss), which the reader cannot
+     * tell from a sector lost after it was synced. Empty otherwise.
+     */
+    private String lostSectorHint(long off) throws IOException {
+      ByteBuffer frame = bytes(off, LogFormat.RECORD_HEADER_SIZE);
+      long end = Math.min(size, off + LogFormat.RECORD_HEADER_SIZE + frame.getInt(0));
+      for (long sector = (off + 511) / 512 * 512; sector + 512 <= end; sector += 512) {
+        ByteBuffer b = bytes(sector, 512);
+        boolean zeros = true;
+        for (int i = 0; i < 512 && zeros; i++) {
+          zeros = b.get(i) == 0;
+        }
+        if (zeros) {
+          return " (it holds zeros in the whole sector at offset " + sector + ": if the machine"
+              + " lost power, the device may have lost that sector of an append that had not"
+              + " returned, and cutting the segment here then loses nothing that was"
+              + " acknowledged)";
+        }
+      }
+      return "";
+    }
+
+    /** What the operator does about damage in a record at {@code off}; nothing was changed. */
+    private String steps(long off) {
+      return steps(off, true);
+    }
+
+    /**
+     * What the operator does about damage at {@code off}; nothing was changed. {@code canCut}:
+     * cutting the last segment there is a way out (not for a damaged header).
+     */
+    private String steps(long off, boolean canCut) {
+      String common = "Nothing was changed. To recover: stop, and copy the log directory aside;"
+          + " restore a copy of it at least as recent as the damage if there is one (a file-system"
+          + " snapshot taken after the last append, say)";
+      if (!last || !canCut) {
+        return common + "; otherwise see \"Torn tail or corruption\" in docs/state-log.md";
+      }
+      long after = Math.max(0, size - off);
+      return common + "; otherwise cut the segment here (truncate -s " + off + " " + file.file()
+          + "), which drops this record and the " + after + " byte(s) from it to the end of the"
+          + " file, and open the log: its coordinators restart from their records before this"
+          + " one, and a checkpoint decided by a dropped record may already be committed in some"
+          + " participants, so check them before resuming (see \"Torn tail or corruption\" in"
+          + " docs/state-log.md)";
     }
 
     private StateLogCorruptedException corrupted(String message, long off) {

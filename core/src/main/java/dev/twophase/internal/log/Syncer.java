@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 
@@ -8,6 +9,7 @@ import java.nio.channels.FileChannel;
  * substitute one that counts, delays or fails.
  */
 @FunctionalInterface
+@Internal
 public interface Syncer {
 
   Syncer FDATASYNC = channel -> channel.force(false);

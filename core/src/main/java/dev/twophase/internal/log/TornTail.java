@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import dev.twophase.annotation.Internal;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -17,6 +18,7 @@ import java.util.Objects;
  * @param zeros true if every byte from {@link #offset()} on is zero: space the log allocated
  *     ahead of its appends, not a torn write
  */
+@Internal
 public record TornTail(
     Path file, long offset, long fileSize, boolean headerIncomplete, String reason, boolean zeros) {
 

@@ -2,6 +2,9 @@ package dev.twophase.internal.log;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -34,14 +37,30 @@ class LogFormatTest {
   @Test
   void segmentHeaderLayout() {
     ByteBuffer b = ByteBuffer.allocate(LogFormat.SEGMENT_HEADER_SIZE);
-    LogFormat.putSegmentHeader(b, new CRC32C(), 0x0102030405060708L);
+    LogFormat.putSegmentHeader(b, new CRC32C(), 0x0102030405060708L, "k3x9a0zq");
     byte[] h = b.array();
-    assertEquals(24, b.position());
-    ByteBuffer expected = ByteBuffer.allocate(24);
-    expected.put("TWOPHLOG".getBytes(StandardCharsets.US_ASCII)).putInt(1)
-        .putLong(0x0102030405060708L);
-    expected.putInt(crc(expected.array(), 0, 20));
+    assertEquals(32, b.position());
+    ByteBuffer expected = ByteBuffer.allocate(32);
+    expected.put("TWOPHLOG".getBytes(StandardCharsets.US_ASCII)).putInt(2)
+        .putLong(0x0102030405060708L).put("k3x9a0zq".getBytes(StandardCharsets.US_ASCII));
+    expected.putInt(crc(expected.array(), 0, 28));
     assertArrayEquals(expected.array(), h);
+    assertThrows(IllegalArgumentException.class,
+        () -> LogFormat.putSegmentHeader(ByteBuffer.allocate(32), new CRC32C(), 1, "UPPER123"));
+  }
+
+  @Test
+  void logIds() {
+    for (int i = 0; i < 1000; i++) {
+      String id = LogFormat.newLogId();
+      assertTrue(id.matches("[a-z0-9]{8}"), id);
+      assertTrue(LogFormat.isLogId(id), id);
+    }
+    assertFalse(LogFormat.isLogId(null));
+    assertFalse(LogFormat.isLogId("abc"));
+    assertFalse(LogFormat.isLogId("abcdefgh1"));
+    assertFalse(LogFormat.isLogId("abcdefG1"));
+    assertFalse(LogFormat.isLogId("abcd-fg1"));
   }
 
   @Test
@@ -52,15 +71,15 @@ class LogFormatTest {
     ByteBuffer owner = ByteBuffer.allocate(LogFormat.ownerRecordSize());
     LogFormat.putOwner(owner, crc, 42);
     assertEquals(owner.capacity(), owner.position());
-    assertFrame(owner.array(), ByteBuffer.allocate(9).put((byte) 1).putLong(42).array());
+    assertFrame(owner.array(), ByteBuffer.allocate(10).put((byte) 1).putLong(42).put((byte) 0xFF).array());
 
     ByteBuffer state = ByteBuffer.allocate(LogFormat.stateRecordSize(2, 3));
     LogFormat.putState(state, crc, id, 7, 3, new byte[] {9, 8, 7});
     assertEquals(state.capacity(), state.position());
     byte[] stateBody =
-        ByteBuffer.allocate(1 + 2 + 2 + 8 + 8 + 4 + 3)
+        ByteBuffer.allocate(1 + 2 + 2 + 8 + 8 + 4 + 3 + 1)
             .put((byte) 2).putShort((short) 2).put(id).putLong(7).putLong(3).putInt(3)
-            .put(new byte[] {9, 8, 7})
+            .put(new byte[] {9, 8, 7}).put((byte) 0xFF)
             .array();
     assertFrame(state.array(), stateBody);
 
@@ -68,8 +87,8 @@ class LogFormatTest {
     LogFormat.putCompleted(completed, crc, id, 6, 3);
     assertEquals(completed.capacity(), completed.position());
     byte[] completedBody =
-        ByteBuffer.allocate(1 + 2 + 2 + 8 + 8)
-            .put((byte) 3).putShort((short) 2).put(id).putLong(6).putLong(3)
+        ByteBuffer.allocate(1 + 2 + 2 + 8 + 8 + 1)
+            .put((byte) 3).putShort((short) 2).put(id).putLong(6).putLong(3).put((byte) 0xFF)
             .array();
     assertFrame(completed.array(), completedBody);
   }

@@ -67,6 +67,15 @@ public final class TestLogs {
     }
   }
 
+  /** The names of the files in {@code dir}, sorted. */
+  public static List<String> fileNames(Path dir) {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.map(p -> p.getFileName().toString()).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public static Path lastSegment(Path dir) {
     List<Path> s = segments(dir);
     if (s.isEmpty()) {
@@ -108,6 +117,16 @@ public final class TestLogs {
     }
   }
 
+  /** Writes zeros over {@code [from, to)} of {@code file}. */
+  public static void zero(Path file, long from, long to) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+      ByteBuffer zeros = ByteBuffer.allocate((int) (to - from));
+      for (long at = from; zeros.hasRemaining(); ) {
+        at += ch.write(zeros, at);
+      }
+    }
+  }
+
   public static void append(Path file, byte[] bytes) throws IOException {
     Files.write(file, bytes, StandardOpenOption.APPEND);
   }
@@ -133,14 +152,26 @@ public final class TestLogs {
     }
   }
 
-  /** A valid segment header for {@code sequence}. */
-  public static byte[] segmentHeader(long sequence) {
+  /** A valid segment header for {@code sequence} of the log {@code logId}. */
+  public static byte[] segmentHeader(long sequence, String logId) {
     ByteBuffer b = ByteBuffer.allocate(LogFormat.SEGMENT_HEADER_SIZE);
-    LogFormat.putSegmentHeader(b, new CRC32C(), sequence);
+    LogFormat.putSegmentHeader(b, new CRC32C(), sequence, logId);
     return b.array();
   }
 
-  /** A record frame around {@code body}, with valid checksums. */
+  /** The log id in the segment headers of {@code dir}. */
+  public static String logId(Path dir) {
+    try {
+      return LogReader.scan(dir, new LogIndex()).logId();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A record frame around {@code body} as given (with no end marker added), with valid checksums:
+   * for records a faulty writer might write.
+   */
   public static byte[] frame(byte[] body) {
     CRC32C crc = new CRC32C();
     ByteBuffer b = ByteBuffer.allocate(LogFormat.RECORD_HEADER_SIZE + body.length);

@@ -89,6 +89,7 @@ final class CrashChild {
     Position position = new Position();
     try (FileStateLog log = FileStateLog.builder(plan.stateDirectory())
         .segmentBytes(FileStateLog.MIN_SEGMENT_BYTES) // compacts every few checkpoints
+        .faultInjector(faults) // DURING_LOG_APPEND, DURING_COMPACTION
         .build()) {
       Participant<?, ?> participant = subject.participant(env);
       if (participant == null) {

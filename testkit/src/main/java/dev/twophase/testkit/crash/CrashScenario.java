@@ -52,8 +52,11 @@ public record CrashScenario(String name, List<Crash> crashes) {
    * {@code AFTER_LOG_APPEND}, {@code BETWEEN_COMMITS}, {@code AFTER_COMMITS}; and
    * {@code DURING_RECOVERY_COMMIT} at hits 1 and 2 (after your participant's and after the
    * witness's recovery commit), in a child that recovers a checkpoint decided but not committed by
-   * a first crash at {@code AFTER_LOG_APPEND:2}. Needs a test of at least two checkpoints
-   * (records >= 2 x checkpointEvery).
+   * a first crash at {@code AFTER_LOG_APPEND:2}; and the state log's own points:
+   * {@code DURING_LOG_APPEND:2} (the sync of the first checkpoint's decision; the start-up
+   * record's is hit 1), after which the harness tears the record as a power loss could, and
+   * {@code DURING_COMPACTION:1}, after which it cuts the new segment. Needs a test of at least two
+   * checkpoints (records >= 2 x checkpointEvery).
    */
   public static List<CrashScenario> everyProtocolPoint() {
     List<CrashScenario> all = new ArrayList<>();
@@ -65,6 +68,10 @@ public record CrashScenario(String name, List<Crash> crashes) {
     for (int hit = 1; hit <= 2; hit++) {
       all.add(of(Crash.at(ProtocolPoint.AFTER_LOG_APPEND, 2), Crash.at(ProtocolPoint.DURING_RECOVERY_COMMIT, hit)));
     }
+    // Inside the log: the sync of checkpoint 1's decision (the start-up record's is hit 1), torn by
+    // a power loss; and the first compaction (the harness's log compacts every few checkpoints).
+    all.add(of(Crash.at(ProtocolPoint.DURING_LOG_APPEND, 2)));
+    all.add(of(Crash.at(ProtocolPoint.DURING_COMPACTION, 1)));
     return all;
   }
 

@@ -87,8 +87,13 @@ import java.util.stream.Stream;
  *   <li>A child that starts from nothing takes N / k checkpoints (rounded down) plus the one
  *       {@code finish()} takes. {@link #countHits()} runs a clean child and returns its counts.
  * </ul>
- * {@code DURING_LOG_APPEND} and {@code DURING_COMPACTION} are reached inside the state log, which
- * in this version of twophase-core takes no fault injector: the harness cannot halt there.
+ * {@code DURING_LOG_APPEND} and {@code DURING_COMPACTION} are reached inside the child's
+ * {@code FileStateLog}: the first once per sync that makes an append durable (hit 1 is the start-up
+ * record's, hit h + 1 the h-th checkpoint's decision, unless a roll to a new segment synced in
+ * between), the second once per compaction (the children's log compacts every few checkpoints). A
+ * halted process keeps its writes in the page cache, so after a crash at one of them the harness
+ * cuts the log as a power loss could ({@link dev.twophase.testing.PowerLoss}): the record in
+ * flight torn, or the new segment cut, before the next child starts.
  *
  * <h2>Failures</h2>
  * Everything found is thrown at the end of the scenario as a {@link CrashTestFailure} (an

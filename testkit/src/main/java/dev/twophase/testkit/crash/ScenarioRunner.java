@@ -1,6 +1,8 @@
 package dev.twophase.testkit.crash;
 
+import dev.twophase.ProtocolPoint;
 import dev.twophase.testing.CrashInjector;
+import dev.twophase.testing.PowerLoss;
 import dev.twophase.testkit.crash.CrashFinding.Kind;
 import dev.twophase.testkit.crash.CrashRun.Ending;
 import java.io.IOException;
@@ -64,6 +66,9 @@ final class ScenarioRunner {
       ChildJvm.Result result = runChild(childPlan);
       CrashRun.Child child = judgeChild(childPlan, result, judge, unreachedAllowed, findings);
       children.add(child);
+      if (child.ending() == Ending.CRASHED && Crash.LOG_POINTS.contains(crash.point())) {
+        tearLog(childPlan, crash); // a killed process's write survives whole; a power loss may not
+      }
       descriptions.add(describe(childPlan, child, result));
       if (child.ending() == Ending.FAILED || child.ending() == Ending.HUNG) {
         break; // the next child would only repeat it, or recover from a state nobody planned
@@ -80,6 +85,19 @@ final class ScenarioRunner {
       throw new CrashTestFailure(message.toString(), findings, dir);
     }
     return new CrashRun(scenario, dir, children);
+  }
+
+  private static void tearLog(ChildPlan plan, Crash crash) {
+    try {
+      if (crash.point().equals(ProtocolPoint.DURING_LOG_APPEND.name())) {
+        PowerLoss.tearLastAppend(plan.stateDirectory());
+      } else {
+        PowerLoss.tearLastSegment(plan.stateDirectory());
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot cut the log in " + plan.stateDirectory() + " after the "
+          + "crash at " + crash, e);
+    }
   }
 
   private ChildJvm.Result runChild(ChildPlan plan) {

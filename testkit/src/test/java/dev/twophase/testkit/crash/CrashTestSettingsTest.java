@@ -63,11 +63,9 @@ class CrashTestSettingsTest {
   }
 
   @Test
-  void thePointsInsideTheStateLogAreRefusedWithTheReason() {
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> Crash.at(ProtocolPoint.DURING_LOG_APPEND, 1));
-    assertTrue(e.getMessage().contains("takes no FaultInjector"), e.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> Crash.at(ProtocolPoint.DURING_COMPACTION, 1));
+  void thePointsInsideTheStateLogAreAcceptedToo() {
+    assertEquals("DURING_LOG_APPEND", Crash.at(ProtocolPoint.DURING_LOG_APPEND, 1).point());
+    assertEquals("DURING_COMPACTION", Crash.at(ProtocolPoint.DURING_COMPACTION, 1).point());
   }
 
   @Test
@@ -75,6 +73,7 @@ class CrashTestSettingsTest {
     List<String> names = CrashScenario.everyProtocolPoint().stream().map(CrashScenario::name).toList();
     assertEquals(List.of("BEFORE_PRE_COMMIT:2", "BETWEEN_PRE_COMMITS:2", "AFTER_PRE_COMMITS:2",
         "AFTER_LOG_APPEND:2", "BETWEEN_COMMITS:2", "AFTER_COMMITS:2",
-        "AFTER_LOG_APPEND:2 then DURING_RECOVERY_COMMIT:1", "AFTER_LOG_APPEND:2 then DURING_RECOVERY_COMMIT:2"), names);
+        "AFTER_LOG_APPEND:2 then DURING_RECOVERY_COMMIT:1", "AFTER_LOG_APPEND:2 then DURING_RECOVERY_COMMIT:2",
+        "DURING_LOG_APPEND:2", "DURING_COMPACTION:1"), names);
   }
 }

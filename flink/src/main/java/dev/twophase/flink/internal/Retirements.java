@@ -1,0 +1,141 @@
+package dev.twophase.flink.internal;
+
+import dev.twophase.RetirementListener;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells a writer's {@link RetirementListener} participants when their handles will never be
+ * committed again, from what the chained committer reports ({@link CommitEvents}). A handle of
+ * the committable of sequence q is retired once
+ * <ol>
+ *   <li>the committer reported q committed, and then
+ *   <li>a checkpoint taken after the writer learned it completed: the writer tags q with the
+ *       sequence of the committable it emits next (its checkpoint's snapshots, the committer's
+ *       among them, follow), and retires q when that or a later committable is reported committed.
+ * </ol>
+ * From then on no checkpoint that Flink restores by itself holds q's committable. (A savepoint or
+ * retained checkpoint from before may still be restored by hand; see {@code docs/flink.md}.)
+ *
+ * <p>Earlier incarnations: when the first committable of this incarnation is reported committed,
+ * a checkpoint taken after this writer started completed; if this subtask restored only its own
+ * state (same subtask, same parallelism), its chained committer committed everything that state's
+ * committables held before the writer started, so nothing of an earlier incarnation of its lineage
+ * will be committed again. Task thread only.
+ */
+final class Retirements {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Retirements.class);
+
+  private final CommitEvents.Channel channel;
+  private final String sinkId;
+  private final String lineage;
+  private final long epoch;
+  private final WriterSlot[] slots;
+  private final boolean earlierRetirable;
+  /** Pre-commit handles (per slot) of emitted committables not yet retired, by sequence. */
+  private final Map<Long, Object[]> unretired = new HashMap<>();
+  /** Committed sequences, each with the sequence whose commit retires it. */
+  private final Map<Long, Long> retireWhen = new HashMap<>();
+  private boolean earlierDone;
+
+  private Retirements(CommitEvents.Channel channel, String sinkId, String lineage, long epoch, WriterSlot[] slots,
+      boolean earlierRetirable) {
+    this.channel = channel;
+    this.sinkId = sinkId;
+    this.lineage = lineage;
+    this.epoch = epoch;
+    this.slots = slots;
+    this.earlierRetirable = earlierRetirable;
+  }
+
+  /**
+   * Retirement for a writer, or null if none of its participants listens or no committer is
+   * chained to it.
+   *
+   * @param earlierRetirable whether the writer restored nothing, or only the state its own subtask
+   *     took at the same parallelism (so that its chained committer restored that state's
+   *     committables)
+   */
+  static Retirements of(CommitEvents.Channel channel, String sinkId, String lineage, long epoch, WriterSlot[] slots,
+      boolean earlierRetirable) {
+    for (WriterSlot slot : slots) {
+      if (slot.participant instanceof RetirementListener<?>) {
+        if (channel == null) {
+          LOG.warn("sink {}: participant '{}' listens for retirement, but no committer is chained to this writer "
+              + "(operator chaining disabled?): its handles are never retired", sinkId, slot.name);
+          return null;
+        }
+        return new Retirements(channel, sinkId, lineage, epoch, slots, earlierRetirable);
+      }
+    }
+    return null;
+  }
+
+  /** Takes the committer's reports; {@code emitting} is the sequence of the committable emitted next. */
+  void drain(long emitting) {
+    CommitEvents.Committed c;
+    while ((c = channel.committed.poll()) != null) {
+      if (!c.lineage().equals(lineage) || c.epoch() != epoch) {
+        continue; // a committable of another writer (restored after a change of parallelism)
+      }
+      long committed = c.sequence();
+      for (Iterator<Map.Entry<Long, Long>> it = retireWhen.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<Long, Long> e = it.next();
+        if (e.getValue() <= committed) {
+          retire(e.getKey());
+          it.remove();
+        }
+      }
+      if (unretired.containsKey(committed)) {
+        retireWhen.put(committed, emitting);
+      }
+      if (!earlierDone) {
+        earlierDone = true;
+        if (earlierRetirable) {
+          earlierIncarnationsRetired();
+        }
+      }
+    }
+  }
+
+  /** The committable of {@code sequence} left the writer with these pre-commit handles. */
+  void emitted(long sequence, Object[] handles) {
+    unretired.put(sequence, handles.clone());
+  }
+
+  @SuppressWarnings("unchecked")
+  private void retire(long sequence) {
+    Object[] handles = unretired.remove(sequence);
+    if (handles == null) {
+      return;
+    }
+    for (int i = 0; i < slots.length; i++) {
+      if (slots[i].participant instanceof RetirementListener<?> listener && handles[i] != null) {
+        try {
+          ((RetirementListener<Object>) listener).onRetired(List.of(handles[i]));
+        } catch (Exception | Error e) {
+          LOG.warn("sink {}: participant '{}' failed to retire {}; it cleans it up at a later start", sinkId,
+              slots[i].name, handles[i], e);
+        }
+      }
+    }
+  }
+
+  private void earlierIncarnationsRetired() {
+    for (WriterSlot slot : slots) {
+      if (slot.participant instanceof RetirementListener<?> listener) {
+        try {
+          listener.onEarlierIncarnationsRetired(new Contexts.Participant(sinkId, slot.name, slot.prefix, epoch));
+        } catch (Exception | Error e) {
+          LOG.warn("sink {}: participant '{}' failed to retire the transactions of earlier incarnations", sinkId,
+              slot.name, e);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package dev.twophase.flink.internal;
+
+import dev.twophase.annotation.Internal;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything a {@code TwoPhaseSink} is configured with, shipped to the task managers by Java
+ * serialization (configuration only).
+ *
+ * @param sinkId                    the sink's id: the first part of every transaction name
+ * @param participants              the participants, in registration order (commit order)
+ * @param transactionTimeout        the timeout of participants that declare none, or null
+ * @param ignoreFailuresAfterTimeout drop (with an ERROR) a lost transaction older than its timeout
+ * @param continueAfterLostDecision  carry on (with an ERROR) when recovery finds committed a
+ *                                  transaction it was to abort
+ */
+@Internal
+public record SinkSpec(
+    String sinkId,
+    List<ParticipantSpec> participants,
+    Duration transactionTimeout,
+    boolean ignoreFailuresAfterTimeout,
+    boolean continueAfterLostDecision) implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  public SinkSpec {
+    Objects.requireNonNull(sinkId, "sinkId");
+    participants = List.copyOf(participants);
+  }
+
+  /** The names of the participants, in registration order. */
+  public List<String> participantNames() {
+    return participants.stream().map(ParticipantSpec::name).toList();
+  }
+}

@@ -46,9 +46,10 @@ public final class FileCrashChild {
   public static final String SEGMENT_BYTES = "twophase.filecrash.segmentBytes";
   public static final String BYSTANDERS = "twophase.filecrash.bystanders";
   /**
-   * {@code POINT[:n]} of a file participant's point ({@link dev.twophase.file.FilePoints}). Not
-   * passed as {@code twophase.crashAt}: core's state log still reads that property itself and
-   * accepts only its own point names there.
+   * {@code POINT[:n]} of a file participant's point ({@link dev.twophase.file.FilePoints}), passed
+   * apart from {@code twophase.crashAt} so that the coordinator and both participants share one
+   * injector, and so one hit counter, while the state log keeps its own
+   * ({@code ChildProgram.openLog}).
    */
   public static final String FILE_CRASH_AT = "twophase.filecrash.crashAt";
 

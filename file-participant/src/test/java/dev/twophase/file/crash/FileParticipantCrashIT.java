@@ -5,10 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.twophase.ProtocolPoint;
 import dev.twophase.crash.ChildJvm;
+import dev.twophase.crash.ChildProgram;
 import dev.twophase.crash.CrashScenario;
 import dev.twophase.file.FilePoints;
-import dev.twophase.internal.CrashPoint;
 import dev.twophase.testing.CrashInjector;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Kills a child JVM ({@link FileCrashChild}: a coordinator over a FileStateLog with two file
  * participants, lines with buckets in directory a and JSON lines in directory b, several part files
- * per transaction) at every {@link CrashPoint}, then runs a new JVM that recovers and finishes.
+ * per transaction) at every {@link ProtocolPoint}, then runs a new JVM that recovers and finishes.
  * {@link FileCrashChecker} then proves from the committed files alone that right after recovery
  * both directories show the same prefix {@code 0..p-1} with {@code p} the restored input position,
  * and that after the clean finish every input 0..N-1 is in each directory exactly once with no
@@ -54,7 +55,7 @@ class FileParticipantCrashIT {
 
   static Stream<Arguments> crashes() {
     List<Arguments> cases = new ArrayList<>();
-    for (CrashPoint point : CrashPoint.values()) {
+    for (ProtocolPoint point : ProtocolPoint.values()) {
       switch (point) {
         case DURING_RECOVERY_COMMIT -> { } // see crashDuringRecoveryCommit
         case BEFORE_PRE_COMMIT, DURING_LOG_APPEND, AFTER_LOG_APPEND, DURING_COMPACTION -> {
@@ -65,16 +66,16 @@ class FileParticipantCrashIT {
       }
     }
     // In the finish checkpoint (no transaction is begun after it).
-    cases.add(Arguments.of(CrashPoint.BETWEEN_PRE_COMMITS, (int) CHECKPOINTS));
-    cases.add(Arguments.of(CrashPoint.AFTER_LOG_APPEND, (int) CHECKPOINTS));
-    cases.add(Arguments.of(CrashPoint.BETWEEN_COMMITS, (int) CHECKPOINTS));
+    cases.add(Arguments.of(ProtocolPoint.BETWEEN_PRE_COMMITS, (int) CHECKPOINTS));
+    cases.add(Arguments.of(ProtocolPoint.AFTER_LOG_APPEND, (int) CHECKPOINTS));
+    cases.add(Arguments.of(ProtocolPoint.BETWEEN_COMMITS, (int) CHECKPOINTS));
     return cases.stream();
   }
 
   @ParameterizedTest(name = "{0}:{1}")
   @MethodSource("crashes")
-  void crashThenRecover(CrashPoint point, int hit) throws Exception {
-    boolean compaction = point == CrashPoint.DURING_COMPACTION;
+  void crashThenRecover(ProtocolPoint point, int hit) throws Exception {
+    boolean compaction = point == ProtocolPoint.DURING_COMPACTION;
     Scenario s = new Scenario(tmp, compaction ? SMALL_SEGMENTS : 0, compaction ? 2 : 0);
 
     ChildJvm.Run crashed = s.run(point + ":" + hit);
@@ -97,11 +98,11 @@ class FileParticipantCrashIT {
   @ValueSource(ints = {1, 2})
   void crashDuringRecoveryCommit(int hit) throws Exception {
     Scenario s = new Scenario(tmp, 0, 0);
-    ChildJvm.Run first = s.run(CrashPoint.AFTER_LOG_APPEND + ":3");
-    assertCrashedAt(first, CrashPoint.AFTER_LOG_APPEND.name());
+    ChildJvm.Run first = s.run(ProtocolPoint.AFTER_LOG_APPEND + ":3");
+    assertCrashedAt(first, ProtocolPoint.AFTER_LOG_APPEND.name());
 
-    ChildJvm.Run during = s.run(CrashPoint.DURING_RECOVERY_COMMIT + ":" + hit);
-    assertCrashedAt(during, CrashPoint.DURING_RECOVERY_COMMIT.name());
+    ChildJvm.Run during = s.run(ProtocolPoint.DURING_RECOVERY_COMMIT + ":" + hit);
+    assertCrashedAt(during, ProtocolPoint.DURING_RECOVERY_COMMIT.name());
     assertFalse(during.recovered(), "the child crashed inside recovery, yet reported it recovered\n" + during.describe());
 
     ChildJvm.Run clean = s.run(null);
@@ -158,8 +159,8 @@ class FileParticipantCrashIT {
   @Test
   void crashDuringRecoveryAbort() throws Exception {
     Scenario s = new Scenario(tmp, 0, 0);
-    ChildJvm.Run first = s.run(CrashPoint.BEFORE_PRE_COMMIT + ":3");
-    assertCrashedAt(first, CrashPoint.BEFORE_PRE_COMMIT.name());
+    ChildJvm.Run first = s.run(ProtocolPoint.BEFORE_PRE_COMMIT + ":3");
+    assertCrashedAt(first, ProtocolPoint.BEFORE_PRE_COMMIT.name());
     ChildJvm.Run during = s.run(FilePoints.ABORT_AFTER_DELETE + ":1");
     assertCrashedAt(during, FilePoints.ABORT_AFTER_DELETE);
     assertFalse(during.recovered(), "the child crashed inside recovery, yet reported it recovered\n" + during.describe());
@@ -176,13 +177,13 @@ class FileParticipantCrashIT {
   void crashesInARow() throws Exception {
     Scenario s = new Scenario(tmp, SMALL_SEGMENTS, 1);
     for (String p : List.of(
-        CrashPoint.BETWEEN_PRE_COMMITS + ":2",
-        CrashPoint.AFTER_LOG_APPEND + ":2",
-        CrashPoint.DURING_RECOVERY_COMMIT + ":1",
-        CrashPoint.BETWEEN_COMMITS + ":3",
-        CrashPoint.DURING_COMPACTION + ":2",
+        ProtocolPoint.BETWEEN_PRE_COMMITS + ":2",
+        ProtocolPoint.AFTER_LOG_APPEND + ":2",
+        ProtocolPoint.DURING_RECOVERY_COMMIT + ":1",
+        ProtocolPoint.BETWEEN_COMMITS + ":3",
+        ProtocolPoint.DURING_COMPACTION + ":2",
         FilePoints.COMMIT_AFTER_RENAME + ":4",
-        CrashPoint.AFTER_COMMITS + ":2")) {
+        ProtocolPoint.AFTER_COMMITS + ":2")) {
       ChildJvm.Run c = s.run(p);
       assertCrashedAt(c, p.substring(0, p.indexOf(':')));
       checkReportIfAny(c);
@@ -261,7 +262,7 @@ class FileParticipantCrashIT {
    * protocol alone: checkpoint c covers inputs 0 .. c*K-1 (the last one all N), and a checkpoint is
    * decided exactly when its record is durable.
    */
-  static void assertRestoredPosition(CrashPoint point, int hit, long position, ChildJvm.Run child) {
+  static void assertRestoredPosition(ProtocolPoint point, int hit, long position, ChildJvm.Run child) {
     String msg = "restored position after a crash at " + point + ":" + hit + "\n" + child.describe();
     switch (point) {
       case BEFORE_PRE_COMMIT, BETWEEN_PRE_COMMITS, AFTER_PRE_COMMITS -> assertEquals(end(hit - 1L), position, msg);
@@ -318,6 +319,7 @@ class FileParticipantCrashIT {
     }
 
     ChildJvm.Run run(String crashAt) throws IOException, InterruptedException {
+      String armed = crashAt;
       Map<String, String> properties = new LinkedHashMap<>();
       properties.put(FileCrashChild.SEGMENT_BYTES, Long.toString(segmentBytes));
       properties.put(FileCrashChild.BYSTANDERS, Integer.toString(bystanders));
@@ -332,6 +334,10 @@ class FileParticipantCrashIT {
               Integer.toString(K)),
           CrashScenario.CHILD_TIMEOUT);
       children.add(child);
+      if (child.exitCode() == CrashInjector.EXIT_CODE) {
+        // A crash inside a log write stands for a power loss there: cut the record or segment.
+        ChildProgram.tearLastWrite(root.resolve("state"), armed);
+      }
       return child;
     }
   }

@@ -65,6 +65,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code rawWithDecision}: {@code raw} plus, between the data's fsync and the rename, a
  *       300-byte record appended to a log file in its own directory and {@code force(false)}ed
  *       ({@code fdatasync}, as the state log does): the same durable work as the coordinator.
+ *   <li>{@code rawWithDecisionChecked} (not run by default): {@code rawWithDecision} that also
+ *       refuses records with a line break, as {@code RecordEncoders.lines()} does (two
+ *       {@code String.indexOf} per record): what the record contract costs by hand.
  *   <li>{@code rawWithDecisionAndMark} (not run by default; {@code -p variant=...} or
  *       {@code -Dbench.interleave=...}): {@code rawWithDecision} plus a 40-byte record written,
  *       not synced, to the log after the commit, as the coordinator's completion mark is.
@@ -74,7 +77,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *       disk's sync latency drifts by 2x and more within minutes on a shared machine, so the
  *       separate variants, measured one after the other, compare different moments; here each
  *       batch is timed and after each iteration the three rates and their ratios are printed
- *       ({@code [interleaved] ...}), all from the same seconds. Its JMH score is the three sinks'
+ *       ({@code [interleaved] ...}), all from the same seconds, with the nanoseconds per record and
+ *       the part of them spent writing (outside checkpoints and the wait for a pipelined commit),
+ *       and the CPU time of the whole process per record during each sink's turns, with the ratio
+ *       of the CPU times ({@code CPU a/b}, above 1 when {@code a} needs less CPU per record): on a
+ *       machine shared with other work, elapsed time also measures the waits for a CPU. Its JMH score is the three sinks'
  *       records together and means little by itself.
  * </ul>
  *
@@ -143,6 +150,19 @@ public class FileParticipantBenchmark {
   private boolean skipBatch;
   private final long[] batchNanos = new long[INTERLEAVED.length];
   private final long[] batchCount = new long[INTERLEAVED.length];
+  /** Per sink, the part of its timed batches spent in checkpoints (and in draining a pipelined commit). */
+  private final long[] checkpointNanos = new long[INTERLEAVED.length];
+  private long turnCheckpointNanos;
+  /**
+   * Per sink, the CPU time of the whole process (every thread: the application's, the committer,
+   * the background directory sync, the state log's, GC) during its timed turns. On a machine whose
+   * CPUs are shared with other work, elapsed time measures the waits for a CPU as much as the work;
+   * this measures the work.
+   */
+  private final long[] cpuNanos = new long[INTERLEAVED.length];
+  private long turnCpuStart;
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   /** What both sides implement: the benchmark loop is the same for all variants. */
   interface Sink {
@@ -230,6 +250,8 @@ public class FileParticipantBenchmark {
         return new RawSink(dir, true, false);
       case "rawWithDecisionAndMark":
         return new RawSink(dir, true, true);
+      case "rawWithDecisionChecked":
+        return new RawSink(dir, true, false, true);
       default:
         throw new IllegalArgumentException("unknown variant " + variant);
     }
@@ -243,6 +265,10 @@ public class FileParticipantBenchmark {
     }
     Arrays.fill(batchNanos, 0);
     Arrays.fill(batchCount, 0);
+    Arrays.fill(checkpointNanos, 0);
+    Arrays.fill(cpuNanos, 0);
+    turnCheckpointNanos = 0;
+    turnCpuStart = OS.getProcessCpuTime();
     // The batch (turn) in progress began in the previous iteration: do not time it.
     skipBatch = sinceCheckpoint != 0 || batchesInTurn != 0;
     batchStart = System.nanoTime();
@@ -273,8 +299,17 @@ public class FileParticipantBenchmark {
       double[] rate = new double[sinks.length];
       StringBuilder rates = new StringBuilder();
       for (int i = 0; i < sinks.length; i++) {
-        rate[i] = batchNanos[i] == 0 ? 0 : batchCount[i] * checkpointEvery * 1e9 / batchNanos[i];
-        rates.append(String.format(" %s %.0f rec/s (%d batches);", names[i], rate[i], batchCount[i]));
+        long records = batchCount[i] * checkpointEvery;
+        rate[i] = batchNanos[i] == 0 ? 0 : records * 1e9 / batchNanos[i];
+        rates.append(String.format(" %s %.0f rec/s (%d batches; %.1f ns/record, of which writing %.1f; CPU %.1f ns/record);",
+            names[i], rate[i], batchCount[i], records == 0 ? 0 : (double) batchNanos[i] / records,
+            records == 0 ? 0 : (double) (batchNanos[i] - checkpointNanos[i]) / records,
+            records == 0 ? 0 : (double) cpuNanos[i] / records));
+      }
+      for (int i = 1; i < sinks.length; i++) {
+        rates.append(String.format(" CPU %s/%s %.3f", names[0], names[i],
+            cpuNanos[0] == 0 || batchCount[i] == 0 ? 0
+                : ((double) cpuNanos[i] / batchCount[i]) / ((double) cpuNanos[0] / batchCount[0])));
       }
       for (int i = 1; i < sinks.length; i++) {
         rates.append(String.format(" %s/%s %.3f", names[0], names[i], rate[0] / rate[i]));
@@ -322,9 +357,13 @@ public class FileParticipantBenchmark {
     sink.write(records[next++ & (RECORDS - 1)]);
     if (++sinceCheckpoint == checkpointEvery) {
       sinceCheckpoint = 0;
-      sink.checkpoint();
       if (interleaved) {
+        long t0 = System.nanoTime();
+        sink.checkpoint();
+        turnCheckpointNanos += System.nanoTime() - t0;
         nextSink();
+      } else {
+        sink.checkpoint();
       }
     }
   }
@@ -338,12 +377,19 @@ public class FileParticipantBenchmark {
       return;
     }
     batchesInTurn = 0;
+    long t0 = System.nanoTime();
     sink.drain();
     long now = System.nanoTime();
+    turnCheckpointNanos += now - t0;
+    long cpu = OS.getProcessCpuTime();
     if (!skipBatch) {
       batchNanos[current] += now - batchStart;
       batchCount[current] += TURN;
+      checkpointNanos[current] += turnCheckpointNanos;
+      cpuNanos[current] += cpu - turnCpuStart;
     }
+    turnCheckpointNanos = 0;
+    turnCpuStart = cpu;
     skipBatch = false;
     batchStart = now;
     current = (current + 1) % sinks.length;
@@ -558,8 +604,15 @@ public class FileParticipantBenchmark {
     private FileChannel part; // null until the first record after a checkpoint
     private Path partFile;
     private long index;
+    /** Refuse line breaks, as {@code RecordEncoders.lines()} does. */
+    private final boolean lineCheck;
 
     RawSink(Path dir, boolean withDecision, boolean withMark) throws IOException {
+      this(dir, withDecision, withMark, false);
+    }
+
+    RawSink(Path dir, boolean withDecision, boolean withMark, boolean lineCheck) throws IOException {
+      this.lineCheck = lineCheck;
       outDir = Files.createDirectory(dir.resolve("out"));
       fsyncDirectory(dir);
       if (withDecision) {
@@ -593,6 +646,9 @@ public class FileParticipantBenchmark {
     public void write(String record) throws IOException {
       if (part == null) {
         openPart(); // like the participant, which creates a part with its first record
+      }
+      if (lineCheck && (record.indexOf('\n') >= 0 || record.indexOf('\r') >= 0)) {
+        throw new IllegalArgumentException("a line record must not contain a line break");
       }
       byte[] bytes = record.getBytes(StandardCharsets.UTF_8);
       if (bytes.length + 1 > buffer.remaining()) {

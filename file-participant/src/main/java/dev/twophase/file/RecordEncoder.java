@@ -1,16 +1,20 @@
 package dev.twophase.file;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.io.IOException;
 import java.io.OutputStream;
 
 /**
- * Turns one record into the bytes that go into a part file. The participant encodes each record
- * into a scratch buffer first and appends it to the file only if encoding succeeded, so an encoder
- * that throws leaves the transaction as it was: the record is simply not in it.
+ * Turns one record into the bytes that go into a part file. {@code out} is the part's own buffer:
+ * nothing of it reaches the file while a record is being encoded, and if the encoder throws, the
+ * participant rewinds the buffer to where the record began. An encoder that throws therefore leaves
+ * the transaction as it was: the record is simply not in it. Write to {@code out} only during the
+ * call; closing or flushing it does nothing.
  *
  * @param <IN> record type
  */
 @FunctionalInterface
+@PublicEvolving
 public interface RecordEncoder<IN> {
 
   /**

@@ -3,11 +3,13 @@ package dev.twophase.file;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.twophase.annotation.PublicEvolving;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /** Ready-made {@link RecordEncoder}s. */
+@PublicEvolving
 public final class RecordEncoders {
 
   private RecordEncoders() {}

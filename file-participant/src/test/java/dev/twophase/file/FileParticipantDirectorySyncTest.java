@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.CommitOutcome;
+import dev.twophase.FaultInjector;
 import dev.twophase.file.internal.EarlyDirectorySync;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,16 +27,32 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The directory syncs of the participant: the directory of a new part is synced in the background
  * from its creation on, the pre-commit waits for that sync and fails with it, and every directory
- * whose entries changed is synced before the pre-commit, the commit or the abort returns.
+ * whose entries changed is synced before the pre-commit, the commit or the abort returns. The
+ * participant's own fault injector ({@link FilePoints}) tells the test when a sync is about to run,
+ * holds it back, or fails it.
  */
 class FileParticipantDirectorySyncTest {
 
   @TempDir Path tmp;
 
   private final List<Path> synced = new CopyOnWriteArrayList<>();
+  /** Every point the participant reached, in order. */
+  private final List<String> points = new CopyOnWriteArrayList<>();
 
   private Path base() {
     return tmp.resolve("out");
+  }
+
+  /** Records every point, then runs {@code then}. */
+  private FaultInjector recording(FaultInjector then) {
+    return point -> {
+      points.add(point);
+      then.reached(point);
+    };
+  }
+
+  private long hits(String point) {
+    return points.stream().filter(point::equals).count();
   }
 
   @Test
@@ -44,23 +62,23 @@ class FileParticipantDirectorySyncTest {
     CountDownLatch finishSync = new CountDownLatch(1);
     FileParticipant<CharSequence> files =
         FileParticipant.builder(base(), RecordEncoders.lines())
-            .directorySyncer(
-                dir -> {
-                  if (synced.isEmpty()) { // the part's background sync (later: the commit's)
-                    try (var entries = Files.list(dir)) {
-                      assertTrue(
-                          entries.anyMatch(e -> e.getFileName().toString().startsWith(".part-")),
-                          "the sync began before the part existed");
-                    }
-                  }
-                  syncStarted.countDown();
-                  try {
-                    finishSync.await();
-                  } catch (InterruptedException e) {
-                    throw new IOException(e);
-                  }
-                  synced.add(dir);
-                })
+            .faultInjector(recording(point -> {
+              if (!point.equals(FilePoints.BACKGROUND_DIRECTORY_SYNC)) {
+                return;
+              }
+              try (var entries = Files.list(base())) {
+                assertTrue(entries.anyMatch(e -> e.getFileName().toString().startsWith(".part-")),
+                    "the sync began before the part existed");
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+              syncStarted.countDown();
+              try {
+                finishSync.await();
+              } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+              }
+            }))
             .build();
     FileTransaction t = files.beginTransaction(context(1));
     W.write(files, t, "first");
@@ -85,7 +103,8 @@ class FileParticipantDirectorySyncTest {
     finishSync.countDown();
     preCommit.join(TimeUnit.SECONDS.toMillis(10));
     assertTrue(preCommitted.get());
-    assertEquals(List.of(base()), synced, "one sync of the part's directory, none again");
+    assertEquals(1, hits(FilePoints.BACKGROUND_DIRECTORY_SYNC), points.toString());
+    assertEquals(0, hits(FilePoints.PRE_COMMIT_DIRECTORY_SYNC), "one sync of the part's directory, none again: " + points);
 
     assertEquals(CommitOutcome.COMMITTED, files.commit(committable.get()));
     files.close();
@@ -96,13 +115,11 @@ class FileParticipantDirectorySyncTest {
     AtomicBoolean fail = new AtomicBoolean(true);
     FileParticipant<CharSequence> files =
         FileParticipant.builder(base(), RecordEncoders.lines())
-            .directorySyncer(
-                dir -> {
-                  if (fail.get()) {
-                    throw new IOException("injected directory sync failure");
-                  }
-                  synced.add(dir);
-                })
+            .faultInjector(recording(point -> {
+              if (point.equals(FilePoints.BACKGROUND_DIRECTORY_SYNC) && fail.get()) {
+                throw new UncheckedIOException(new IOException("injected directory sync failure"));
+              }
+            }))
             .build();
     FileTransaction t = files.beginTransaction(context(1));
     W.write(files, t, "lost with its transaction");
@@ -120,7 +137,7 @@ class FileParticipantDirectorySyncTest {
     W.write(files, next, "kept");
     next = files.preCommit(next);
     assertEquals(CommitOutcome.COMMITTED, files.commit(next));
-    assertTrue(synced.contains(base()));
+    assertEquals(2, hits(FilePoints.BACKGROUND_DIRECTORY_SYNC), points.toString());
     files.close();
   }
 
@@ -130,17 +147,22 @@ class FileParticipantDirectorySyncTest {
         FileParticipant.builder(base(), RecordEncoders.lines())
             .bucketAssigner(record -> record.toString().substring(0, 1))
             .maxPartRecords(2)
-            .directorySyncer(synced::add)
+            .faultInjector(recording(FaultInjector.none()))
             .build();
     FileTransaction t = files.beginTransaction(context(1));
     for (String r : List.of("a1", "a2", "a3", "b1", "b2")) {
       W.write(files, t, r);
     }
     t = files.preCommit(t);
-    assertTrue(synced.contains(base()), "the base directory holds the new buckets' entries");
-    assertTrue(synced.contains(base().resolve("a")), synced.toString());
-    assertTrue(synced.contains(base().resolve("b")), synced.toString());
     assertEquals(3, t.parts().size(), "a rolled once, b not: " + t.parts());
+    // A background sync per new part (a, a again after the roll unless it joined the first one
+    // while that was still queued, b), and the base directory, which gained the entries a and b
+    // but holds no part, synced by the pre-commit itself.
+    long background = hits(FilePoints.BACKGROUND_DIRECTORY_SYNC);
+    assertTrue(background == 2 || background == 3, points.toString());
+    assertEquals(1, hits(FilePoints.PRE_COMMIT_DIRECTORY_SYNC), points.toString());
+    assertEquals(FilePoints.PRE_COMMIT_DIRECTORY_SYNC, points.get(points.size() - 1),
+        "the pre-commit's own sync comes after every part was fsynced: " + points);
     files.close();
   }
 
@@ -209,42 +231,72 @@ class FileParticipantDirectorySyncTest {
   }
 
   /**
+   * A sync the background thread has not begun when the pre-commit needs it is run by the
+   * pre-commit itself, once: the pre-commit does not wait for the thread to be scheduled.
+   */
+  @Test
+  void aSyncTheBackgroundThreadHasNotBegunIsRunByTheWaiterOnce() throws Exception {
+    CountDownLatch blockerRunning = new CountDownLatch(1);
+    CountDownLatch releaseBlocker = new CountDownLatch(1);
+    Path a = Files.createDirectories(tmp.resolve("a"));
+    Path b = Files.createDirectories(tmp.resolve("b"));
+    List<String> syncedBy = new CopyOnWriteArrayList<>();
+    try (EarlyDirectorySync sync =
+        new EarlyDirectorySync(
+            d -> {
+              syncedBy.add(d.getFileName() + " by " + Thread.currentThread().getName());
+              if (d.equals(a)) {
+                blockerRunning.countDown();
+                try {
+                  releaseBlocker.await();
+                } catch (InterruptedException e) {
+                  throw new IOException(e);
+                }
+              }
+            },
+            "test-dirsync")) {
+      var blocker = sync.start(a); // occupies the background thread
+      assertTrue(blockerRunning.await(10, TimeUnit.SECONDS));
+      var queued = sync.start(b);
+      sync.awaitOrRun(queued, b); // returns although the background thread is still busy
+      assertTrue(queued.isDone());
+      String me = Thread.currentThread().getName();
+      assertEquals(List.of("a by test-dirsync", "b by " + me), syncedBy);
+      releaseBlocker.countDown();
+      EarlyDirectorySync.await(blocker, a);
+      // The background thread skips the sync it no longer owns: a sync queued after it runs next.
+      var after = sync.start(a);
+      EarlyDirectorySync.await(after, a);
+      assertEquals(List.of("a by test-dirsync", "b by " + me, "a by test-dirsync"), syncedBy);
+    }
+  }
+
+  /**
    * Bucket "" first (its part's sync of the base directory may end at once), then bucket "a",
    * which creates base/a: the base directory gained an entry after its background sync, so the
-   * pre-commit must sync it again. Each sync records what the directory held when it ran.
+   * pre-commit must sync it again; bucket a's own part is covered by its background sync.
    */
   @Test
   void aDirectoryThatGainsAnEntryAfterItsBackgroundSyncIsSyncedAgain() throws Exception {
-    List<Map.Entry<Path, List<String>>> syncs = new CopyOnWriteArrayList<>();
+    CountDownLatch firstSyncDone = new CountDownLatch(1);
     FileParticipant<CharSequence> files =
         FileParticipant.builder(base(), RecordEncoders.lines())
             .bucketAssigner(record -> record.toString().startsWith("a") ? "a" : "")
-            .directorySyncer(
-                dir -> {
-                  try (var entries = Files.list(dir)) {
-                    syncs.add(Map.entry(dir, entries.map(e -> e.getFileName().toString()).toList()));
-                  }
-                })
+            .faultInjector(recording(point -> {
+              if (point.equals(FilePoints.BACKGROUND_DIRECTORY_SYNC)) {
+                firstSyncDone.countDown(); // (the sync itself follows at once)
+              }
+            }))
             .build();
     FileTransaction t = files.beginTransaction(context(1));
     W.write(files, t, "in the base directory");
-    // Let the base directory's background sync run before bucket "a" is created.
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (syncs.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(1);
-    }
-    assertEquals(1, syncs.size(), syncs.toString());
+    // Let the base directory's background sync begin before bucket "a" is created.
+    assertTrue(firstSyncDone.await(10, TimeUnit.SECONDS));
     W.write(files, t, "a record for bucket a");
     t = files.preCommit(t);
-    boolean baseSyncedWithA =
-        syncs.stream().anyMatch(x -> x.getKey().equals(base()) && x.getValue().contains("a"));
-    assertTrue(baseSyncedWithA, "base/a was never made durable in the base directory: " + syncs);
-    boolean aSyncedWithPart =
-        syncs.stream()
-            .anyMatch(
-                x -> x.getKey().equals(base().resolve("a"))
-                    && x.getValue().stream().anyMatch(n -> n.startsWith(".part-")));
-    assertTrue(aSyncedWithPart, "bucket a's part name was never synced: " + syncs);
+    assertEquals(2, hits(FilePoints.BACKGROUND_DIRECTORY_SYNC), points.toString());
+    assertEquals(1, hits(FilePoints.PRE_COMMIT_DIRECTORY_SYNC),
+        "base/a was never made durable in the base directory: " + points);
     files.close();
   }
 
@@ -258,12 +310,11 @@ class FileParticipantDirectorySyncTest {
     FileParticipant<CharSequence> files =
         FileParticipant.builder(base(), RecordEncoders.lines())
             .maxPartRecords(1)
-            .directorySyncer(
-                dir -> {
-                  if (calls.incrementAndGet() == 1) {
-                    throw new IOException("injected failure of the first directory sync");
-                  }
-                })
+            .faultInjector(point -> {
+              if (point.equals(FilePoints.BACKGROUND_DIRECTORY_SYNC) && calls.incrementAndGet() == 1) {
+                throw new UncheckedIOException(new IOException("injected failure of the first directory sync"));
+              }
+            })
             .build();
     FileTransaction t = files.beginTransaction(context(1));
     W.write(files, t, "part 0");

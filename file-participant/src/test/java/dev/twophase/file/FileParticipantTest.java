@@ -441,6 +441,27 @@ class FileParticipantTest {
     assertThrows(FatalTwoPhaseException.class, () -> p.beginTransaction(context(1)), "a name begun twice");
   }
 
+  /** A writer kept across the pre-commit (or the abort) writes nothing: no part appears late. */
+  @Test
+  void aWriterKeptAcrossThePreCommitOrAbortRefusesRecords() throws Exception {
+    FileParticipant<CharSequence> p = lines();
+    FileTransaction t = p.beginTransaction(context(0));
+    dev.twophase.RecordWriter<CharSequence> kept = p.writerFor(t);
+    kept.write("x");
+    FileTransaction prepared = p.preCommit(t);
+    FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class, () -> kept.write("late"));
+    assertTrue(e.getMessage().contains("pre-committed") && e.getMessage().contains(t.name()), e.getMessage());
+    assertEquals(CommitOutcome.COMMITTED, p.commit(prepared));
+    assertEquals(List.of("x"), Dirs.committedLines(base()));
+    assertEquals(Dirs.committed(base()), Dirs.allFiles(base()), "no part was created by the late write");
+
+    FileTransaction aborted = p.beginTransaction(context(1));
+    dev.twophase.RecordWriter<CharSequence> keptToo = p.writerFor(aborted);
+    p.abort(aborted);
+    assertThrows(FatalTwoPhaseException.class, () -> keptToo.write("after the abort"));
+    assertEquals(Dirs.committed(base()), Dirs.allFiles(base()));
+  }
+
   @Test
   void abortDeletesTheInProgressPartsOnly() throws Exception {
     FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines())
@@ -662,16 +683,26 @@ class FileParticipantTest {
     assertTrue(e.getMessage().contains(setting), "message should name " + setting + ": " + e.getMessage());
   }
 
+  /**
+   * Handles are values: the one begin returns names no parts (also after writes), the one
+   * pre-commit returns names every part, and both survive the codec equal.
+   */
   @Test
-  void handlesAreEqualByName() throws Exception {
+  void handlesAreValues() throws Exception {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
     W.write(p, t, "x");
+    assertEquals(List.of(), t.parts(), "the begun handle is not changed by writes");
     FileTransaction decoded = roundTrip(p.transactionCodec(), t);
     assertEquals(t, decoded);
     assertEquals(t.hashCode(), decoded.hashCode());
     assertEquals(t.begunAtMillis(), decoded.begunAtMillis());
     assertNotEquals(t, p.beginTransaction(context(1)));
+    FileTransaction prepared = p.preCommit(t);
+    assertEquals(List.of(new FileTransaction.Part("", 0)), prepared.parts());
+    assertEquals(t.name(), prepared.name());
+    assertNotEquals(t, prepared);
+    assertEquals(prepared, roundTrip(p.transactionCodec(), prepared));
     assertThrows(IOException.class, () -> p.transactionCodec().decode("{}".getBytes(StandardCharsets.UTF_8), 1));
     assertThrows(IOException.class, () -> p.transactionCodec().decode(p.transactionCodec().encode(t), 2));
   }

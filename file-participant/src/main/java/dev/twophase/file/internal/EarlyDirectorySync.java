@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Path;
@@ -35,9 +36,10 @@ import java.util.concurrent.TimeUnit;
  * participant that is never closed does not keep the JVM alive. After {@link #close()},
  * {@link #start} returns {@code null} and the caller syncs itself.
  */
+@Internal
 public final class EarlyDirectorySync implements AutoCloseable {
 
-  /** Syncs one directory; {@link Fsync#directory} except in tests. */
+  /** Syncs one directory: {@link Fsync#directory}, after the participant's fault injector. */
   @FunctionalInterface
   public interface DirectorySyncer {
     void sync(Path dir) throws IOException;
@@ -88,14 +90,42 @@ public final class EarlyDirectorySync implements AutoCloseable {
 
   private void run(Path dir, CompletableFuture<Void> sync) {
     synchronized (queued) {
-      queued.remove(dir, sync); // from now on a new request needs a new sync
+      // From now on a new request needs a new sync. Whoever takes it out of the queue runs it: this
+      // thread, or a pre-commit that needed it before this thread got to it (awaitOrRun).
+      if (!queued.remove(dir, sync)) {
+        return;
+      }
     }
+    sync(dir, sync);
+  }
+
+  private void sync(Path dir, CompletableFuture<Void> sync) {
     try {
       syncer.sync(dir);
       sync.complete(null);
     } catch (Throwable e) {
       sync.completeExceptionally(e);
     }
+  }
+
+  /**
+   * Waits for a sync started by {@link #start} and rethrows its failure; if the background thread
+   * has not begun it yet, runs it on the calling thread instead of waiting for that thread to be
+   * scheduled (on a busy machine a thread's wake-up can take milliseconds). Either way it covers
+   * every entry made before it began.
+   *
+   * @throws IOException the sync's own failure, or {@link InterruptedIOException} if the waiting
+   *     thread is interrupted (the sync goes on; its outcome is then unknown to the caller)
+   */
+  public void awaitOrRun(Future<Void> sync, Path dir) throws IOException {
+    boolean mine;
+    synchronized (queued) {
+      mine = queued.remove(dir, sync);
+    }
+    if (mine) {
+      sync(dir, (CompletableFuture<Void>) sync);
+    }
+    await(sync, dir);
   }
 
   /**

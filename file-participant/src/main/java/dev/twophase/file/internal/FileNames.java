@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import dev.twophase.annotation.Internal;
 import java.nio.file.Path;
 
 /**
@@ -7,6 +8,7 @@ import java.nio.file.Path;
  * hidden {@code .part-<txn>-<index><suffix>.inprogress}. Transaction names end in
  * {@code -<epoch>-<sequence>}, so the index is what follows the last {@code -}.
  */
+@Internal
 public final class FileNames {
 
   private static final String FINAL_PREFIX = "part-";

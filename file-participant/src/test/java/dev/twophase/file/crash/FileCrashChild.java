@@ -3,11 +3,13 @@ package dev.twophase.file.crash;
 import dev.twophase.Coordinator;
 import dev.twophase.FileStateLog;
 import dev.twophase.CoordinatorConfig;
+import dev.twophase.FaultInjector;
 import dev.twophase.Output;
 import dev.twophase.StateLog;
 import dev.twophase.crash.ChildProgram;
 import dev.twophase.file.FileParticipant;
 import dev.twophase.file.RecordEncoders;
+import dev.twophase.testing.CrashInjector;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +27,9 @@ import java.util.List;
  * </ul>
  * It checkpoints after every k inputs, storing the input position as the application state, and
  * ends with {@code finish()}. Run with {@code -Dtwophase.crashAt=POINT[:n]} it halts at that
- * point with exit status 86.
+ * point with exit status 86: a coordinator's protocol point or one of the file participants' own
+ * points ({@link dev.twophase.file.FilePoints}); one injector serves the coordinator and both
+ * participants, so the n-th hit counts both participants' hits.
  *
  * <p>Arguments: {@code stateDir dataDir N k reportFile}. Right after recovery it writes
  * {@code reportFile}: the restored position and checkpoint and what both directories show
@@ -41,6 +45,13 @@ public final class FileCrashChild {
   public static final String JSON = "json";
   public static final String SEGMENT_BYTES = "twophase.filecrash.segmentBytes";
   public static final String BYSTANDERS = "twophase.filecrash.bystanders";
+  /**
+   * {@code POINT[:n]} of a file participant's point ({@link dev.twophase.file.FilePoints}), passed
+   * apart from {@code twophase.crashAt} so that the coordinator and both participants share one
+   * injector, and so one hit counter, while the state log keeps its own
+   * ({@code ChildProgram.openLog}).
+   */
+  public static final String FILE_CRASH_AT = "twophase.filecrash.crashAt";
 
   /** A JSON record. */
   public record Rec(long n, String text) {}
@@ -76,6 +87,8 @@ public final class FileCrashChild {
     long segmentBytes = Long.getLong(SEGMENT_BYTES, 0);
     int bystanders = Integer.getInteger(BYSTANDERS, 0);
 
+    String fileCrashAt = System.getProperty(FILE_CRASH_AT);
+    FaultInjector faults = fileCrashAt != null ? CrashInjector.parse(fileCrashAt) : ChildProgram.crashInjector();
     try (StateLog log = ChildProgram.openLog(stateDir, segmentBytes)) {
       List<Coordinator> idle = ChildProgram.bystanders(log, bystanders, "abystander", "zbystander",
           id -> FileParticipant.builder(dataDir.resolve("bystanders").resolve(id), RecordEncoders.lines()).build());
@@ -84,10 +97,12 @@ public final class FileCrashChild {
           .maxPartRecords(3)
           .suffix(".txt")
           .bucketAssigner(r -> bucketOf(Long.parseLong(r.toString().substring("record ".length()))))
+          .faultInjector(faults)
           .build();
       FileParticipant<Object> json = FileParticipant.builder(dataDir.resolve("b"), RecordEncoders.jsonLines())
           .maxPartBytes(120)
           .suffix(".jsonl")
+          .faultInjector(faults)
           .build();
       Coordinator coordinator = Coordinator.builder(COORDINATOR, log)
           .participant(LINES, lines)
@@ -95,7 +110,7 @@ public final class FileCrashChild {
           .config(CoordinatorConfig.custom()
               .commitRetryBackoff(Duration.ofMillis(10), Duration.ofMillis(200), 2.0)
               .closeTimeout(Duration.ofSeconds(30))
-              .faultInjector(ChildProgram.crashInjector())
+              .faultInjector(faults)
               .build())
           .applicationState(position.state())
           .build();

@@ -12,17 +12,18 @@ public final class DemoMain {
   static final String USAGE = String.join("\n",
       "usage: java -jar demo/target/twophase-demo.jar [options]",
       "",
-      "Runs a job that writes every input record to two file sinks through one twophase coordinator,",
-      "crashes it at a protocol point in a first JVM, recovers it in a second, and checks that both",
-      "sinks hold every record exactly once. Exit status 0 if they do, 1 if not, 2 on bad options.",
+      "Runs a job that writes every input record to four sinks through one twophase coordinator (two",
+      "file sinks, an embedded H2 table, a Kafka topic on a broker the demo starts in its own JVM), kills",
+      "the job's JVM with SIGKILL at a protocol point, recovers it in a second JVM, and checks that every",
+      "sink holds every record exactly once. Exit status 0 if they do, 1 if not, 2 on bad options.",
       "",
       "  --dir PATH               work directory (default: twophase-demo-run next to the jar, else a",
       "                           temporary one); emptied first if it holds an earlier demo run",
       "  --records N              input records (default 200000)",
       "  --checkpoint-every K     records per checkpoint (default 10000)",
-      "  --part-records P         records per part file before a sink rolls to a new one (default 5000)",
-      "  --crash-at SPEC          POINT or POINT:HIT, where the first JVM halts (default AFTER_LOG_APPEND",
-      "                           in the middle of the run); a comma list for one crash per JVM, e.g.",
+      "  --part-records P         records per part file before a file sink rolls to a new one (default 5000)",
+      "  --crash-at SPEC          POINT or POINT:HIT, where the first JVM is killed (default AFTER_LOG_APPEND",
+      "                           in the middle of the run); a comma list for one kill per JVM, e.g.",
       "                           AFTER_LOG_APPEND,DURING_RECOVERY_COMMIT:1; 'random'; or 'none'. Points:",
       "                           BEFORE_PRE_COMMIT BETWEEN_PRE_COMMITS AFTER_PRE_COMMITS DURING_LOG_APPEND",
       "                           AFTER_LOG_APPEND BETWEEN_COMMITS AFTER_COMMITS DURING_RECOVERY_COMMIT",
@@ -54,6 +55,14 @@ public final class DemoMain {
     } catch (IllegalArgumentException e) {
       System.err.println("error: " + e.getMessage());
       System.exit(2);
+      return;
+    } catch (Demo.StoppedException e) {
+      System.err.println(e.getMessage());
+      return; // the JVM is exiting already
+    } catch (Exception e) { // the broker did not start, the work directory cannot be written, ...
+      System.err.println("exactly-once: not checked, the demo failed: " + e);
+      e.printStackTrace();
+      System.exit(1);
       return;
     }
     System.exit(result.ok() ? 0 : 1);

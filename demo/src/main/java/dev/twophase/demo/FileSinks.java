@@ -3,6 +3,8 @@ package dev.twophase.demo;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.twophase.file.FileParticipant;
+import dev.twophase.file.RecordEncoders;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,16 +16,33 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Reads the sinks' files the way a downstream reader would, independently of the library: only
- * committed files ({@code part-*}) count; in-progress ones ({@code .part-*.inprogress}, hidden)
- * are listed separately.
+ * The two file sinks: the orders as JSON lines and the ledger as CSV {@code id,amount} lines, each
+ * a {@link FileParticipant}; and their check, which reads the files the way a downstream reader
+ * would, independently of the library: only committed files ({@code part-*}) count, in-progress
+ * ones ({@code .part-*.inprogress}, hidden) are listed separately.
  */
-final class Sinks {
+final class FileSinks {
 
   private static final ObjectMapper JSON = JsonMapper.builder().build();
   private static final String IN_PROGRESS_SUFFIX = ".inprogress";
 
-  private Sinks() {}
+  private FileSinks() {}
+
+  /** The orders sink: one JSON document per line, a new part file every {@code partRecords}. */
+  static FileParticipant<Orders.Order> orders(Path dir, int partRecords) {
+    return FileParticipant.builder(dir, RecordEncoders.<Orders.Order>jsonLines())
+        .maxPartRecords(partRecords)
+        .suffix(".jsonl")
+        .build();
+  }
+
+  /** The ledger sink: one {@code id,amount} line per order. */
+  static FileParticipant<CharSequence> ledger(Path dir, int partRecords) {
+    return FileParticipant.builder(dir, RecordEncoders.lines())
+        .maxPartRecords(partRecords)
+        .suffix(".csv")
+        .build();
+  }
 
   /** What is on disk in one sink directory. */
   record Listing(List<Path> committed, long committedLines, List<Path> inProgress, long inProgressLines) {
@@ -86,81 +105,37 @@ final class Sinks {
     return lines;
   }
 
-  /** The exactly-once check of one sink. */
-  record Check(
-      String sink, long files, long records, long distinct, long duplicates, long lost,
-      long unexpected, List<String> examples, String sample) {
-
-    boolean ok() {
-      return records == distinct && duplicates == 0 && lost == 0 && unexpected == 0;
-    }
-  }
-
-  /** Reads every committed line of a sink and checks it against the input: each record once. */
-  static Check check(String sink, Path dir, long n, boolean json) {
+  /**
+   * Reads every committed line of a sink and checks it against the input: each record once.
+   * Whatever in-progress files are left count as left unfinished.
+   */
+  static SinkCheck check(String sink, Path dir, long n, boolean json) {
     Listing listing = list(dir);
-    byte[] seen = new byte[Math.toIntExact(n)];
-    long records = 0;
-    long duplicates = 0;
-    long unexpected = 0;
-    List<String> examples = new ArrayList<>();
-    String sample = null;
+    SinkCheck.Tally tally = new SinkCheck.Tally(n);
     for (Path file : listing.committed()) {
+      String where = dir.relativize(file).toString();
       try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
         String line;
         while ((line = reader.readLine()) != null) {
-          records++;
-          if (sample == null) {
-            sample = dir.relativize(file) + ": " + line;
-          }
-          long code = json ? jsonId(line) : csvId(line);
-          boolean matches = code >= 0;
-          long id = matches ? code : -1 - code; // a known id whose content differs from the input
-          if (code == NO_ID || id >= n) {
-            unexpected++;
-            example(examples, "unexpected record in " + file.getFileName() + ": " + line);
-            continue;
-          }
-          if (seen[(int) id] > 0) {
-            duplicates++;
-            example(examples, "duplicate of record " + id + " in " + file.getFileName());
-          } else if (!matches) {
-            unexpected++;
-            example(examples, "record " + id + " differs from the input in " + file.getFileName() + ": " + line);
-          }
-          if (seen[(int) id] < Byte.MAX_VALUE) {
-            seen[(int) id]++;
-          }
+          record(tally, where, line, json ? jsonId(line) : csvId(line));
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
-    long distinct = 0;
-    long lost = 0;
-    for (int i = 0; i < seen.length; i++) {
-      if (seen[i] > 0) {
-        distinct++;
-      } else {
-        lost++;
-        example(examples, "record " + i + " is missing");
-      }
-    }
-    return new Check(sink, listing.committed().size(), records, distinct, duplicates, lost, unexpected, examples,
-        sample);
-  }
-
-  private static void example(List<String> examples, String s) {
-    if (examples.size() < 5) {
-      examples.add(s);
-    }
+    return tally.result(sink, (json ? "files, JSON lines" : "files, CSV") + ", " + files(listing.committed().size(),
+        "committed"), listing.inProgress().size(), "in-progress files");
   }
 
   /** No id could be read from the line. */
   private static final long NO_ID = Long.MIN_VALUE;
 
   /** The record's id if it equals the input's record; -1 - id if it differs; NO_ID if no id. */
-  private static long jsonId(String line) {
+  static long jsonId(String line) {
+    long fast = exactJsonId(line);
+    if (fast >= 0) {
+      return fast;
+    }
     JsonNode node;
     try {
       node = JSON.readTree(line);
@@ -188,6 +163,27 @@ final class Sinks {
     return matches ? id : -1 - id;
   }
 
+  /**
+   * The id of a line that is exactly the job's JSON of an input record, -1 otherwise: most lines,
+   * checked without parsing. {@link #jsonId} parses the others, which may hold the same values in
+   * another form.
+   */
+  private static long exactJsonId(String line) {
+    String prefix = "{\"id\":";
+    if (!line.startsWith(prefix)) {
+      return -1;
+    }
+    int end = prefix.length();
+    while (end < line.length() && end < prefix.length() + 19 && Character.isDigit(line.charAt(end))) {
+      end++;
+    }
+    if (end == prefix.length() || (line.charAt(prefix.length()) == '0' && end > prefix.length() + 1)) {
+      return -1;
+    }
+    long id = Long.parseLong(line, prefix.length(), end, 10);
+    return line.equals(Orders.json(Orders.order(id))) ? id : -1;
+  }
+
   /** As {@link #jsonId}, for a ledger line {@code id,amount}. */
   private static long csvId(String line) {
     int comma = line.indexOf(',');
@@ -201,5 +197,19 @@ final class Sinks {
       return NO_ID;
     }
     return line.equals(Orders.ledgerLine(Orders.order(id))) ? id : -1 - id;
+  }
+
+  /** Records a JSON order line (the orders sink's and the topic's format) in {@code tally}. */
+  static void recordJson(SinkCheck.Tally tally, String where, String line) {
+    record(tally, where, line, jsonId(line));
+  }
+
+  private static void record(SinkCheck.Tally tally, String where, String line, long code) {
+    if (code == NO_ID) {
+      tally.record(-1, false, where, line);
+    } else {
+      boolean matches = code >= 0;
+      tally.record(matches ? code : -1 - code, matches, where, line);
+    }
   }
 }

@@ -13,9 +13,14 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * An independent checker: reads a whole topic as a {@code read_committed} consumer (no group) up
- * to the end offsets, which it reaches only once no transaction is left open on the topic (the
- * last stable offset stops at the first open one).
+ * An independent check of what a topic holds for its readers: reads a whole topic as a {@code
+ * read_committed} consumer (no consumer group, nothing committed) from the beginning, as a
+ * downstream application would, with string keys and values.
+ *
+ * <p>{@link #values} and {@link #records} read up to the end of the log, which a {@code
+ * read_committed} consumer reaches only once no transaction is left open on the topic (its end,
+ * the last stable offset, stops at the first open one); they fail if one stays open.
+ * {@link #visibleNow} reads what is visible at this moment, open transactions or not.
  */
 public final class ReadCommitted {
 

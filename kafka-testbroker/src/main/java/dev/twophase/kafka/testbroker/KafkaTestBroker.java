@@ -32,17 +32,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Apache Kafka broker inside this JVM, for tests and the demo: one KRaft node that is both
+ * A real Apache Kafka broker inside this JVM, for tests and demos: one KRaft node that is both
  * broker and controller ({@code kafka.server.KafkaRaftServer}, no ZooKeeper), over storage
  * formatted with the production feature levels (and the chosen {@code transaction.version}), on
  * free ports of the loopback interface, with its data under a directory of the caller's choice.
- * Internal topics have one replica and few partitions, so that it starts in a few seconds.
+ * Internal topics have one replica and one partition, so that it starts in a few seconds.
  *
- * <p>Start one per JVM ({@link #shared()} does that for tests) and {@link #close()} it: close
- * stops the broker and controller threads and deletes the data directory.
+ * <pre>{@code
+ * try (KafkaTestBroker broker = KafkaTestBroker.start(dir.resolve("kafka"), 2, Map.of())) {
+ *   broker.createTopic("orders", 1);
+ *   ... // producers and consumers on broker.bootstrapServers()
+ *   List<String> committed = ReadCommitted.values(broker.bootstrapServers(), "orders", Duration.ofSeconds(30));
+ * }
+ * }</pre>
  *
- * <p>Needs {@code org.apache.kafka:kafka_2.13} of the same 4.x line as the client on the class
- * path (test scope in {@code twophase-kafka}).
+ * <p>{@link #close()} stops the broker's and controller's threads and deletes the data directory.
+ * A test suite that wants one broker per JVM uses {@link #shared()}, which a shutdown hook stops.
+ * Kafka's metrics library keeps two daemon threads ({@code metrics-meter-tick-thread-*}) per JVM,
+ * shared by every broker started in it; they end with the JVM.
+ *
+ * <p>It is a test broker: one replica of everything, and the log is not flushed per message (the
+ * page cache is enough while the broker's JVM lives). Processes that connect to it, such as a
+ * child JVM killed in a crash test, do not take it down; stopping the JVM that runs it does.
+ *
+ * <p>Needs {@code org.apache.kafka:kafka_2.13} of the same 4.x line as the client, which this
+ * module ({@code twophase-kafka-testbroker}) brings; take it in {@code test} scope.
  */
 public final class KafkaTestBroker implements AutoCloseable {
 
@@ -183,6 +197,11 @@ public final class KafkaTestBroker implements AutoCloseable {
     return transactionVersion;
   }
 
+  /** The data directory (absolute), deleted by {@link #close()}. */
+  public Path directory() {
+    return directory;
+  }
+
   /** A new admin client of this broker; the caller closes it. */
   public Admin admin() {
     return Admin.create(Map.of(
@@ -190,7 +209,11 @@ public final class KafkaTestBroker implements AutoCloseable {
         AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
   }
 
-  /** Creates a topic (one replica) if it does not exist. */
+  /**
+   * Creates a topic (one replica) if it does not exist.
+   *
+   * @throws IllegalStateException if the broker refuses it or does not answer within 30 s
+   */
   public void createTopic(String name, int partitions) {
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);

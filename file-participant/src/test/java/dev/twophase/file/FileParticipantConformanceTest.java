@@ -9,6 +9,7 @@ import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
 import dev.twophase.testkit.ParticipantConformanceSuite;
+import dev.twophase.testkit.SimulatedProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -34,12 +35,18 @@ class FileParticipantConformanceTest
   /** Transaction names in the order a commit made them visible. */
   private final List<String> commitOrder = new CopyOnWriteArrayList<>();
 
+  /**
+   * A killed process leaves its part files as they are on disk and loses what it had buffered:
+   * the kill closes the participant, which drops its open files without flushing or deleting
+   * anything and stops its background thread.
+   */
   @Override
-  protected Participant<FileTransaction, Void> newParticipant() {
+  protected Participant<FileTransaction, Void> newParticipant(SimulatedProcess process) {
     FileParticipant<CharSequence> real = FileParticipant.builder(dir.resolve("out"), RecordEncoders.lines())
         .maxPartRecords(3) // several parts per transaction, committed together
         .suffix(".txt")
         .build();
+    process.onKill(real::close);
     return new OrderRecording(real);
   }
 

@@ -9,6 +9,7 @@ import dev.twophase.kafka.internal.ReflectiveTransactionResumer;
 import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import dev.twophase.kafka.testbroker.ReadCommitted;
 import dev.twophase.testkit.ParticipantConformanceSuite;
+import dev.twophase.testkit.SimulatedProcess;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,8 +65,13 @@ class KafkaParticipantConformanceTransactionVersionIT extends ParticipantConform
     participants.clear();
   }
 
+  /**
+   * The participant's producers die with {@code process}: the participant has no producer
+   * factory to hand over, so the kill closes it, which aborts nothing and closes its pre-committed
+   * transactions' producers at once, as a killed process's sockets would close.
+   */
   @Override
-  protected Participant<KafkaTransaction, Void> newParticipant() {
+  protected Participant<KafkaTransaction, Void> newParticipant(SimulatedProcess process) {
     KafkaParticipant<String> p = KafkaParticipant.<String>builder(Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
             ProducerConfig.MAX_BLOCK_MS_CONFIG, 30_000))
@@ -76,12 +82,8 @@ class KafkaParticipantConformanceTransactionVersionIT extends ParticipantConform
         .closeTimeout(Duration.ofSeconds(5))
         .build();
     participants.add(p);
+    process.onKill(p::close);
     return p;
-  }
-
-  @Override
-  protected void crash(Participant<KafkaTransaction, Void> participant) {
-    ((KafkaParticipant<?>) participant).close(); // closes producers without aborting anything
   }
 
   /**

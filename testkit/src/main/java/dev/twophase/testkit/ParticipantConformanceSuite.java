@@ -106,25 +106,10 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
    * call stands for a new process: it must not share in-memory state (buffers, open transactions)
    * with earlier instances. Register with {@code process} what a killed process would lose
    * (see {@link SimulatedProcess}): the suite kills it to simulate a crash, and never calls the
-   * participant of a killed process again. The default calls the deprecated
-   * {@link #newParticipant()}.
+   * participant of a killed process again.
    */
-  protected Participant<TXN, CONTEXT> newParticipant(SimulatedProcess process) throws Exception {
-    return newParticipant();
-  }
-
-  /**
-   * The participant factory of earlier versions of the suite.
-   *
-   * @deprecated override {@link #newParticipant(SimulatedProcess)}, and register what a killed
-   *     process loses with the {@link SimulatedProcess} instead of overriding {@link #crash}
-   */
-  @Deprecated
-  protected Participant<TXN, CONTEXT> newParticipant() throws Exception {
-    throw new UnsupportedOperationException(getClass().getName()
-        + " must override newParticipant(SimulatedProcess process) and return a new participant"
-        + " instance on the resource under test");
-  }
+  protected abstract Participant<TXN, CONTEXT> newParticipant(SimulatedProcess process)
+      throws Exception;
 
   /**
    * Everything committed to the resource so far, as a reader with read_committed isolation sees
@@ -166,16 +151,6 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
   /** Releases the external resource after each test, after the participants were closed. */
   protected void tearDownResource() throws Exception {}
-
-  /**
-   * Called after a simulated process was killed, with its participant.
-   *
-   * @deprecated register what a killed process loses with the {@link SimulatedProcess} passed to
-   *     {@link #newParticipant(SimulatedProcess)}; the suite kills it, and this hook needed a
-   *     test-only method in the participant. Default: nothing.
-   */
-  @Deprecated
-  protected void crash(Participant<TXN, CONTEXT> participant) throws Exception {}
 
   /**
    * Whether {@link #makeLost} can make the resource expire a transaction. Default: false, and
@@ -822,11 +797,9 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
     return coordinator().newIncarnation();
   }
 
-  /** Kills the incarnation's process and tells the deprecated {@link #crash} hook. */
-  @SuppressWarnings("deprecation")
+  /** Kills the incarnation's process. */
   private void kill(Incarnation<TXN, CONTEXT> incarnation) throws Exception {
     incarnation.kill();
-    crash(incarnation.participant());
   }
 
   /** Writes the next {@code count} test records into {@code transaction}; returns them. */

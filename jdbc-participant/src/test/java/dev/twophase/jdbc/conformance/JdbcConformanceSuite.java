@@ -7,6 +7,7 @@ import dev.twophase.jdbc.JdbcTransaction;
 import dev.twophase.jdbc.internal.BranchNames;
 import dev.twophase.jdbc.internal.Dialect;
 import dev.twophase.testkit.ParticipantConformanceSuite;
+import dev.twophase.testkit.SimulatedProcess;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -50,9 +51,14 @@ abstract class JdbcConformanceSuite
     }
   }
 
+  /**
+   * Every connection the participant takes belongs to {@code process}: a killed process's
+   * connections are dropped, so the server rolls back what they had open and keeps what they had
+   * prepared.
+   */
   @Override
-  protected Participant<JdbcTransaction, Void> newParticipant() {
-    return JdbcParticipant.builder(dataSource())
+  protected Participant<JdbcTransaction, Void> newParticipant(SimulatedProcess process) {
+    return JdbcParticipant.builder(new ProcessDataSource(dataSource(), process))
         .<String>insert("INSERT INTO " + table() + " (v) VALUES (?)", (s, r) -> s.setString(1, r))
         .batchSize(2)
         .build();
@@ -73,12 +79,6 @@ abstract class JdbcConformanceSuite
   @Override
   protected String record(int i) {
     return "record-" + i;
-  }
-
-  /** A killed process: its sessions end without a commit; prepared transactions stay prepared. */
-  @Override
-  protected void crash(Participant<JdbcTransaction, Void> participant) throws Exception {
-    participant.close();
   }
 
   @Override

@@ -1,4 +1,4 @@
-package dev.twophase.jdbc.bench;
+package dev.twophase.benchmarks.jdbc;
 
 import com.atomikos.icatch.jta.UserTransactionManager;
 import com.atomikos.jdbc.AtomikosDataSourceBean;

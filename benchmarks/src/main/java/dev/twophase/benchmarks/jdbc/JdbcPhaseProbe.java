@@ -1,4 +1,4 @@
-package dev.twophase.jdbc.bench;
+package dev.twophase.benchmarks.jdbc;
 
 import dev.twophase.Coordinator;
 import dev.twophase.CoordinatorConfig;

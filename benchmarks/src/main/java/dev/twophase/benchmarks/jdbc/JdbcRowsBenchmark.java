@@ -1,4 +1,4 @@
-package dev.twophase.jdbc.bench;
+package dev.twophase.benchmarks.jdbc;
 
 import dev.twophase.Coordinator;
 import dev.twophase.FileStateLog;
@@ -41,10 +41,9 @@ import javax.sql.DataSource;
  * </ul>
  *
  * <p>Both servers durable ({@code fsync}, {@code synchronous_commit},
- * {@code innodb_flush_log_at_trx_commit=1}). Run: {@code mvn -pl jdbc-participant -am
- * test-compile exec:java -Dexec.classpathScope=test
- * -Dexec.mainClass=dev.twophase.jdbc.bench.JdbcRowsBenchmark} (options {@code -Dbench.rounds=7},
- * {@code -Dbench.turnMillis=1500}, {@code -Dbench.sizes=1,100,10000}, {@code -Dbench.dbs=pg,maria}).
+ * {@code innodb_flush_log_at_trx_commit=1}). Run as {@code docs/benchmarks.md} shows (options
+ * {@code -Dbench.rounds=7}, {@code -Dbench.turnMillis=1500}, {@code -Dbench.sizes=1,100,10000},
+ * {@code -Dbench.dbs=pg,maria}).
  */
 public final class JdbcRowsBenchmark {
 

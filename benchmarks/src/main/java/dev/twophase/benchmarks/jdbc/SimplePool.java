@@ -1,4 +1,4 @@
-package dev.twophase.jdbc.bench;
+package dev.twophase.benchmarks.jdbc;
 
 import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;

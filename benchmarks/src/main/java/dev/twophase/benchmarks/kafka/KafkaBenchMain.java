@@ -1,4 +1,4 @@
-package dev.twophase.kafka.bench;
+package dev.twophase.benchmarks.kafka;
 
 import dev.twophase.Checkpoint;
 import dev.twophase.Coordinator;
@@ -31,9 +31,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *       checkpoint is written ({@code maxPendingCheckpoints(2, BLOCK)});
  *   <li>{@code serial}: the coordinator, each checkpoint's commit awaited before the next record.
  * </ul>
- * Speed is measured here, never asserted in tests. Run after {@code mvn -pl kafka-participant -am
- * test-compile}: {@code java -cp <test class path> dev.twophase.kafka.bench.KafkaBenchMain
- * [rounds] [records per round]}.
+ * Speed is measured here, never asserted in tests. Run as {@code docs/benchmarks.md} shows, with
+ * the arguments {@code [rounds] [records per round]}.
  */
 public final class KafkaBenchMain {
 

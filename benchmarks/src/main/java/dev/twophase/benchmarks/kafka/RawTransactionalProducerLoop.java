@@ -1,4 +1,4 @@
-package dev.twophase.kafka.bench;
+package dev.twophase.benchmarks.kafka;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,6 +1,7 @@
 package dev.twophase.jdbc;
 
 import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.annotation.PublicEvolving;
 
 /**
  * The database cannot keep the participant's promises as it is set up: prepared transactions
@@ -8,6 +9,7 @@ import dev.twophase.FatalTwoPhaseException;
  * an H2 database that delays or loses its commits, a connection in auto-commit mode. The message
  * names the setting and the fix. Retrying does not help: change the setting, then start again.
  */
+@PublicEvolving
 public class DatabaseSetupException extends FatalTwoPhaseException {
 
   private static final long serialVersionUID = 1L;

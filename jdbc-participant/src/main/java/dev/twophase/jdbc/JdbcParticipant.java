@@ -10,6 +10,7 @@ import dev.twophase.RecoveryContext;
 import dev.twophase.RetirementListener;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.jdbc.internal.BatchWriter;
 import dev.twophase.jdbc.internal.TransactionCodec;
 import dev.twophase.jdbc.internal.TransactionEngine;
@@ -55,6 +56,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <IN> the record type of the batch insert path ({@code Object} if unused)
  */
+@PublicEvolving
 public final class JdbcParticipant<IN>
     implements Participant<JdbcTransaction, Void>, Writable<IN, JdbcTransaction>,
         RetirementListener<JdbcTransaction> {

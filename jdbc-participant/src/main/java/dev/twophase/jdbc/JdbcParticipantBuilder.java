@@ -1,6 +1,7 @@
 package dev.twophase.jdbc;
 
 import dev.twophase.FaultInjector;
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.jdbc.internal.Dialect;
 import dev.twophase.jdbc.internal.Dialects;
 import dev.twophase.jdbc.internal.MarkerTable;
@@ -19,6 +20,7 @@ import javax.sql.XADataSource;
  *
  * @param <IN> the record type of the batch insert path
  */
+@PublicEvolving
 public final class JdbcParticipantBuilder<IN> {
 
   private final DataSource dataSource;

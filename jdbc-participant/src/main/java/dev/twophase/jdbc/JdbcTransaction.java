@@ -1,5 +1,6 @@
 package dev.twophase.jdbc;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Objects;
 
 /**
@@ -13,6 +14,7 @@ import java.util.Objects;
  * @param empty true once {@code preCommit} found that the transaction wrote nothing: nothing was
  *     prepared, and committing it is a no-op
  */
+@PublicEvolving
 public record JdbcTransaction(String name, boolean empty) {
 
   public JdbcTransaction {

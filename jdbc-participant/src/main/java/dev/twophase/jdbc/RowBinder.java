@@ -1,5 +1,6 @@
 package dev.twophase.jdbc;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
@@ -10,6 +11,7 @@ import java.sql.SQLException;
  *
  * @param <IN> the record type
  */
+@PublicEvolving
 @FunctionalInterface
 public interface RowBinder<IN> {
 

@@ -1,5 +1,6 @@
 package dev.twophase.kafka;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -29,6 +30,7 @@ import org.apache.kafka.common.TopicPartition;
  * thread-safe); the participant reads it in {@code preCommit}, which runs on that thread at a
  * record boundary.
  */
+@PublicEvolving
 public final class ConsumedOffsets {
 
   private final Consumer<?, ?> consumer;

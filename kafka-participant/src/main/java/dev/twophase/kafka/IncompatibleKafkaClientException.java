@@ -1,6 +1,7 @@
 package dev.twophase.kafka;
 
 import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.annotation.PublicEvolving;
 
 /**
  * The {@code kafka-clients} on the class path lacks what resuming a pre-committed transaction in a
@@ -10,6 +11,7 @@ import dev.twophase.FatalTwoPhaseException;
  * that is missing; the remedy is to use the {@code kafka-clients} version this release of
  * twophase was built and tested with (see {@code docs/kafka-participant.md}).
  */
+@PublicEvolving
 public final class IncompatibleKafkaClientException extends FatalTwoPhaseException {
 
   private static final long serialVersionUID = 1L;

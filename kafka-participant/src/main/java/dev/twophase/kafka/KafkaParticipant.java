@@ -12,6 +12,7 @@ import dev.twophase.RecoveryContext;
 import dev.twophase.RetirementListener;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.kafka.internal.AbortResult;
 import dev.twophase.kafka.internal.BrokerTransactionView;
 import dev.twophase.kafka.internal.KafkaTransactionCodec;
@@ -65,6 +66,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <IN> the application's record type
  */
+@PublicEvolving
 public final class KafkaParticipant<IN>
     implements Participant<KafkaTransaction, Void>, Writable<IN, KafkaTransaction>, RetirementListener<KafkaTransaction>,
         AutoCloseable {

@@ -1,5 +1,6 @@
 package dev.twophase.kafka;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Objects;
 
 /**
@@ -18,6 +19,7 @@ import java.util.Objects;
  *     transaction that was never started has nothing to commit or abort. The handle of an open
  *     transaction, logged before its pre-commit, says {@code false} whatever it later sent.
  */
+@PublicEvolving
 public record KafkaTransaction(
     String name, String transactionalId, long producerId, short epoch, boolean transactionV2, boolean started) {
 

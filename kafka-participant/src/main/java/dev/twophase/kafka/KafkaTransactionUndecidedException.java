@@ -1,6 +1,7 @@
 package dev.twophase.kafka;
 
 import dev.twophase.TwoPhaseException;
+import dev.twophase.annotation.PublicEvolving;
 
 /**
  * The broker's answer does not tell whether a transaction committed: it is still being ended, or
@@ -9,6 +10,7 @@ import dev.twophase.TwoPhaseException;
  * from {@code commit} the coordinator retries, and at start-up recovery stops (build again). The
  * message names the participant, the handle, what the broker showed and what to check.
  */
+@PublicEvolving
 public final class KafkaTransactionUndecidedException extends TwoPhaseException {
 
   private static final long serialVersionUID = 1L;

@@ -1,5 +1,6 @@
 package dev.twophase.kafka;
 
+import dev.twophase.annotation.PublicEvolving;
 import java.util.Objects;
 import java.util.function.Function;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -15,6 +16,7 @@ import org.apache.kafka.common.serialization.Serializer;
  *
  * @param <IN> the application's record type
  */
+@PublicEvolving
 @FunctionalInterface
 public interface RecordMapper<IN> {
 

@@ -1,6 +1,7 @@
 package dev.twophase.kafka;
 
 import dev.twophase.TwoPhaseException;
+import dev.twophase.annotation.PublicEvolving;
 
 /**
  * Every transactional id of a Kafka participant's pool is held by a transaction in flight (the
@@ -8,6 +9,7 @@ import dev.twophase.TwoPhaseException;
  * participant's wait. Nothing is lost: the transaction is not begun. The message names the pool,
  * its size, the ids and their holders, and the setting to raise.
  */
+@PublicEvolving
 public final class TransactionalIdPoolExhaustedException extends TwoPhaseException {
 
   private static final long serialVersionUID = 1L;

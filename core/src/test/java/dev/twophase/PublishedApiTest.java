@@ -1,0 +1,105 @@
+package dev.twophase;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.module.ModuleDescriptor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the project publishes, checked from the build's own files: core exports only its API
+ * packages, every public type of a published API package says how stable it is, and the BOM
+ * lists this project's artifacts and nothing else. Reads the sibling modules' sources, so it runs
+ * from the reactor (the working directory is {@code core/}).
+ */
+class PublishedApiTest {
+
+  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+  /** The modules whose main code users compile against. */
+  private static final List<String> PUBLISHED =
+      List.of("core", "testkit", "file-participant", "jdbc-participant", "kafka-participant", "flink");
+
+  private static final Pattern PUBLIC_TYPE = Pattern.compile(
+      "^public (?:final |abstract |sealed |non-sealed )*(?:class|interface|enum|record|@interface) (\\w+)",
+      Pattern.MULTILINE);
+  private static final Pattern STABILITY =
+      Pattern.compile("^@(?:Public|PublicEvolving|Experimental|Internal)\\b", Pattern.MULTILINE);
+
+  @Test
+  void coreExportsOnlyItsApiPackages() throws IOException {
+    ModuleDescriptor module;
+    try (InputStream in = Files.newInputStream(Path.of("target", "classes", "module-info.class"))) {
+      module = ModuleDescriptor.read(in);
+    }
+    Set<String> exported = new TreeSet<>();
+    for (ModuleDescriptor.Exports e : module.exports()) {
+      assertFalse(e.isQualified(), "a qualified export: " + e);
+      exported.add(e.source());
+    }
+    assertEquals(Set.of("dev.twophase", "dev.twophase.annotation", "dev.twophase.testing"), exported);
+    assertTrue(module.opens().stream().allMatch(ModuleDescriptor.Opens::isQualified),
+        "only the internal packages Jackson reads may be opened, and only to Jackson: " + module.opens());
+  }
+
+  @Test
+  void everyPublicTypeOfAnApiPackageSaysHowStableItIs() throws IOException {
+    List<String> unmarked = new ArrayList<>();
+    int checked = 0;
+    for (String module : PUBLISHED) {
+      Path sources = ROOT.resolve(module).resolve("src/main/java");
+      List<Path> files;
+      try (Stream<Path> walk = Files.walk(sources)) {
+        files = walk.filter(p -> p.toString().endsWith(".java"))
+            .filter(p -> !p.toString().contains("/internal/"))
+            .filter(p -> !p.getFileName().toString().contains("-info"))
+            .filter(p -> !sources.relativize(p).startsWith(Path.of("dev", "twophase", "annotation")))
+            .sorted()
+            .collect(Collectors.toList());
+      }
+      for (Path file : files) {
+        String source = Files.readString(file);
+        Matcher type = PUBLIC_TYPE.matcher(source);
+        if (!type.find()) {
+          continue; // package-private: not part of the API
+        }
+        checked++;
+        if (!STABILITY.matcher(source.substring(0, type.start())).find()) {
+          unmarked.add(ROOT.relativize(file).toString());
+        }
+      }
+    }
+    assertTrue(checked > 60, "found only " + checked + " public types: is the working directory core/?");
+    assertEquals(List.of(), unmarked,
+        "public types without @Public, @PublicEvolving, @Experimental or @Internal");
+  }
+
+  @Test
+  void theBomListsOnlyThisProjectsArtifactsAndHasNoParent() throws IOException {
+    String bom = Files.readString(ROOT.resolve("bom/pom.xml"));
+    assertFalse(bom.contains("<parent>"), "a parent would import the build's own dependency versions");
+    String managed = bom.substring(bom.indexOf("<dependencyManagement>"), bom.indexOf("</dependencyManagement>"));
+    Matcher groups = Pattern.compile("<groupId>([^<]+)</groupId>").matcher(managed);
+    Set<String> groupIds = new TreeSet<>();
+    int dependencies = 0;
+    while (groups.find()) {
+      groupIds.add(groups.group(1));
+      dependencies++;
+    }
+    assertEquals(Set.of("dev.twophase"), groupIds);
+    assertEquals(7, dependencies, "core, testkit, file, jdbc, kafka, kafka-testbroker, flink");
+  }
+}

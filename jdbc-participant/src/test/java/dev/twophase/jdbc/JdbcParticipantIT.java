@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.twophase.CommitOutcome;
 import dev.twophase.Coordinator;
 import dev.twophase.FileStateLog;
 import dev.twophase.Output;
@@ -86,6 +87,9 @@ class JdbcParticipantIT {
       assertEquals(0, count("SELECT COUNT(*) FROM twophase_markers WHERE name = '" + empty.name() + "'"),
           "an empty transaction writes no marker row");
       assertEquals(List.of(), PostgresServer.shared().preparedTransactions());
+      for (int repeat = 0; repeat < 3; repeat++) { // a no-op each time: nothing is kept per empty handle
+        assertEquals(CommitOutcome.COMMITTED, db.commit(empty.asEmpty()), "repeated commit of an empty transaction");
+      }
     }
   }
 

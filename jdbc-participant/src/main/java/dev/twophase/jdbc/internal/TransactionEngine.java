@@ -48,8 +48,6 @@ public final class TransactionEngine implements AutoCloseable {
   private final MarkerStore markerStore;
   private final FaultInjector faults;
   private final Map<String, Live> live = new ConcurrentHashMap<>();
-  /** Empty transactions committed in this process: a repeat reports ALREADY_COMMITTED. */
-  private final Set<String> committedEmpty = ConcurrentHashMap.newKeySet();
 
   /** One transaction of this process, from begin until it is finished and released. */
   private static final class Live {
@@ -165,7 +163,11 @@ public final class TransactionEngine implements AutoCloseable {
    */
   public CommitOutcome commit(JdbcTransaction t) throws SQLException {
     if (t.empty()) {
-      return committedEmpty.add(t.name()) ? CommitOutcome.COMMITTED : CommitOutcome.ALREADY_COMMITTED;
+      // Nothing was prepared, so there is nothing to commit and nothing the database could lose:
+      // every commit of it, first or repeated, is the same no-op. (Remembering which ones were
+      // committed, to answer ALREADY_COMMITTED the second time, would cost memory per checkpoint
+      // for as long as the process runs.)
+      return CommitOutcome.COMMITTED;
     }
     Live l = live.get(t.name());
     faults.reached(BEFORE_COMMIT);

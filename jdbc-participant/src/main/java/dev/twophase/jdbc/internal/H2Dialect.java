@@ -23,17 +23,15 @@ import javax.sql.DataSource;
  * the session that ran {@code COMMIT TRANSACTION} for a recovered transaction may not see its rows
  * until its next transaction (other sessions do at once).
  */
-public final class H2Dialect implements Dialect {
+public final class H2Dialect extends SqlDialect {
 
   /** H2's identifiers are at most 256 characters; stay well within. */
   static final int MAX_NAME = 200;
   /** TRANSACTION_NOT_FOUND_1. */
   static final int TRANSACTION_NOT_FOUND = 90129;
 
-  private final DataSource dataSource;
-
   public H2Dialect(DataSource dataSource) {
-    this.dataSource = dataSource;
+    super(dataSource);
   }
 
   @Override
@@ -83,19 +81,10 @@ public final class H2Dialect implements Dialect {
     if (name.length() > MAX_NAME) {
       throw new IllegalArgumentException("H2 transaction name " + name + " is longer than " + MAX_NAME);
     }
-    Connection c = dataSource.getConnection();
-    boolean ok = false;
-    try {
-      boolean autoCommit = c.getAutoCommit();
+    return begin((c, autoCommitBefore) -> {
       c.setAutoCommit(false);
-      Branch branch = new H2Branch(this, name, c, autoCommit);
-      ok = true;
-      return branch;
-    } finally {
-      if (!ok) {
-        c.close();
-      }
-    }
+      return new H2Branch(this, name, c, autoCommitBefore);
+    });
   }
 
   @Override
@@ -108,14 +97,9 @@ public final class H2Dialect implements Dialect {
     return finish("ROLLBACK TRANSACTION ", name);
   }
 
-  private Resolution finish(String command, String name) throws SQLException {
-    try (Connection c = autoCommitConnection()) {
-      return finishOn(c, command, name);
-    }
-  }
-
-  static Resolution finishOn(Connection c, String command, String name) throws SQLException {
-    int listed = Collections.frequency(inDoubt(c), name);
+  @Override
+  Resolution finishOn(Connection c, String command, String name) throws SQLException {
+    int listed = Collections.frequency(listPrepared(c), name);
     if (listed == 0) {
       return Resolution.NOT_PREPARED;
     }
@@ -129,14 +113,15 @@ public final class H2Dialect implements Dialect {
       s.execute(command + identifier(name));
       return Resolution.DONE;
     } catch (SQLException e) {
-      if (e.getErrorCode() == TRANSACTION_NOT_FOUND && !inDoubt(c).contains(name)) {
+      if (e.getErrorCode() == TRANSACTION_NOT_FOUND && !listPrepared(c).contains(name)) {
         return Resolution.NOT_PREPARED; // finished by another session meanwhile
       }
       throw e;
     }
   }
 
-  private static List<String> inDoubt(Connection c) throws SQLException {
+  @Override
+  List<String> listPrepared(Connection c) throws SQLException {
     List<String> names = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement(
             "SELECT TRANSACTION_NAME FROM INFORMATION_SCHEMA.IN_DOUBT");
@@ -148,28 +133,9 @@ public final class H2Dialect implements Dialect {
     return names;
   }
 
-  @Override
-  public List<String> preparedNames() throws SQLException {
-    try (Connection c = autoCommitConnection()) {
-      return inDoubt(c);
-    }
-  }
-
-  @Override
-  public Connection autoCommitConnection() throws SQLException {
-    Connection c = dataSource.getConnection();
-    try {
-      c.setAutoCommit(true);
-      return c;
-    } catch (SQLException | RuntimeException | Error e) {
-      c.close();
-      throw e;
-    }
-  }
-
   private static final class H2Branch extends SqlBranch {
 
-    H2Branch(Dialect dialect, String name, Connection connection, boolean autoCommitBefore) {
+    H2Branch(SqlDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
       super(dialect, name, connection, autoCommitBefore);
     }
 
@@ -193,27 +159,8 @@ public final class H2Dialect implements Dialect {
     }
 
     @Override
-    public Resolution commit() throws SQLException {
-      requireState(State.PREPARED, "commit");
-      Resolution r = step(() -> finishOn(connection, "COMMIT TRANSACTION ", name));
-      state = State.FINISHED;
-      return r;
-    }
-
-    @Override
-    public Resolution rollback() throws SQLException {
-      if (state == State.ACTIVE) {
-        step(() -> {
-          connection.rollback();
-          return null;
-        });
-        state = State.FINISHED;
-        return Resolution.DONE;
-      }
-      requireState(State.PREPARED, "roll back");
-      Resolution r = step(() -> finishOn(connection, "ROLLBACK TRANSACTION ", name));
-      state = State.FINISHED;
-      return r;
+    Resolution finishPrepared(boolean commit) throws SQLException {
+      return dialect.finishOn(connection, commit ? "COMMIT TRANSACTION " : "ROLLBACK TRANSACTION ", name);
     }
   }
 }

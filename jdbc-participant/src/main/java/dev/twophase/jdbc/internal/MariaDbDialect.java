@@ -20,7 +20,7 @@ import javax.sql.DataSource;
  * finished; and a connection that holds a prepared branch must never go back to a pool (the next
  * user's {@code XA START} would fail, and the branch would stay attached to it).
  */
-public final class MariaDbDialect implements Dialect {
+public final class MariaDbDialect extends SqlDialect {
 
   /** "TPC1": marks this participant's branches in {@code XA RECOVER}. */
   public static final int FORMAT_ID = 0x54504331;
@@ -31,11 +31,10 @@ public final class MariaDbDialect implements Dialect {
   /** ER_SPECIFIC_ACCESS_DENIED_ERROR, MySQL 8's answer to XA RECOVER without XA_RECOVER_ADMIN. */
   static final int SPECIFIC_ACCESS_DENIED = 1227;
 
-  private final DataSource dataSource;
   private final String product;
 
   public MariaDbDialect(DataSource dataSource, String product) {
-    this.dataSource = dataSource;
+    super(dataSource);
     this.product = product;
   }
 
@@ -102,22 +101,12 @@ public final class MariaDbDialect implements Dialect {
   @Override
   public Branch begin(String name) throws SQLException {
     requireLength(name);
-    Connection c = dataSource.getConnection();
-    boolean ok = false;
-    try {
-      boolean autoCommit = c.getAutoCommit();
+    return begin((c, autoCommitBefore) -> {
       try (Statement s = c.createStatement()) {
         s.execute("XA START " + xid(name));
       }
-      Branch branch = new XaSqlBranch(this, name, c, autoCommit);
-      ok = true;
-      return branch;
-    } finally {
-      if (!ok) {
-        c.abort(Runnable::run);
-        c.close();
-      }
-    }
+      return new XaSqlBranch(this, name, c, autoCommitBefore);
+    });
   }
 
   private void requireLength(String name) {
@@ -130,21 +119,17 @@ public final class MariaDbDialect implements Dialect {
 
   @Override
   public Resolution commitRecovered(String name) throws SQLException {
+    requireLength(name);
     return finish("XA COMMIT ", name);
   }
 
   @Override
   public Resolution rollbackRecovered(String name) throws SQLException {
+    requireLength(name);
     return finish("XA ROLLBACK ", name);
   }
 
-  private Resolution finish(String command, String name) throws SQLException {
-    requireLength(name);
-    try (Connection c = autoCommitConnection()) {
-      return finishOn(c, command, name);
-    }
-  }
-
+  @Override
   Resolution finishOn(Connection c, String command, String name) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(command + xid(name));
@@ -165,10 +150,11 @@ public final class MariaDbDialect implements Dialect {
   }
 
   private boolean listed(Connection c, String name) throws SQLException {
-    return recover(c).contains(name);
+    return listPrepared(c).contains(name);
   }
 
-  private static List<String> recover(Connection c) throws SQLException {
+  @Override
+  List<String> listPrepared(Connection c) throws SQLException {
     List<String> names = new ArrayList<>();
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("XA RECOVER")) {
       while (rs.next()) {
@@ -182,32 +168,10 @@ public final class MariaDbDialect implements Dialect {
     return names;
   }
 
-  @Override
-  public List<String> preparedNames() throws SQLException {
-    try (Connection c = autoCommitConnection()) {
-      return recover(c);
-    }
-  }
-
-  @Override
-  public Connection autoCommitConnection() throws SQLException {
-    Connection c = dataSource.getConnection();
-    try {
-      c.setAutoCommit(true);
-      return c;
-    } catch (SQLException | RuntimeException | Error e) {
-      c.close();
-      throw e;
-    }
-  }
-
   private static final class XaSqlBranch extends SqlBranch {
-
-    private final MariaDbDialect xa;
 
     XaSqlBranch(MariaDbDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
       super(dialect, name, connection, autoCommitBefore);
-      this.xa = dialect;
     }
 
     @Override
@@ -225,30 +189,16 @@ public final class MariaDbDialect implements Dialect {
     }
 
     @Override
-    public Resolution commit() throws SQLException {
-      requireState(State.PREPARED, "commit");
-      Resolution r = step(() -> xa.finishOn(connection, "XA COMMIT ", name));
-      state = State.FINISHED;
-      return r;
+    void rollbackActive() throws SQLException {
+      try (Statement s = connection.createStatement()) {
+        s.execute("XA END " + xid(name));
+        s.execute("XA ROLLBACK " + xid(name));
+      }
     }
 
     @Override
-    public Resolution rollback() throws SQLException {
-      if (state == State.ACTIVE) {
-        step(() -> {
-          try (Statement s = connection.createStatement()) {
-            s.execute("XA END " + xid(name));
-            s.execute("XA ROLLBACK " + xid(name));
-          }
-          return null;
-        });
-        state = State.FINISHED;
-        return Resolution.DONE;
-      }
-      requireState(State.PREPARED, "roll back");
-      Resolution r = step(() -> xa.finishOn(connection, "XA ROLLBACK ", name));
-      state = State.FINISHED;
-      return r;
+    Resolution finishPrepared(boolean commit) throws SQLException {
+      return dialect.finishOn(connection, commit ? "XA COMMIT " : "XA ROLLBACK ", name);
     }
   }
 }

@@ -16,17 +16,15 @@ import javax.sql.DataSource;
  * that prepared it, so any session can finish it; the branch still commits on its own session to
  * save a pool checkout.
  */
-public final class PostgresDialect implements Dialect {
+public final class PostgresDialect extends SqlDialect {
 
   /** {@code GIDSIZE} is 200 bytes with the terminating zero. */
   static final int MAX_GID_BYTES = 199;
   /** undefined_object: {@code prepared transaction with identifier "..." does not exist}. */
   static final String UNDEFINED_OBJECT = "42704";
 
-  private final DataSource dataSource;
-
   public PostgresDialect(DataSource dataSource) {
-    this.dataSource = dataSource;
+    super(dataSource);
   }
 
   @Override
@@ -59,19 +57,10 @@ public final class PostgresDialect implements Dialect {
   @Override
   public Branch begin(String name) throws SQLException {
     BranchNames.requireSafe(name);
-    Connection c = dataSource.getConnection();
-    boolean ok = false;
-    try {
-      boolean autoCommit = c.getAutoCommit();
+    return begin((c, autoCommitBefore) -> {
       c.setAutoCommit(false);
-      Branch branch = new PgBranch(this, name, c, autoCommit);
-      ok = true;
-      return branch;
-    } finally {
-      if (!ok) {
-        c.close();
-      }
-    }
+      return new PgBranch(this, name, c, autoCommitBefore);
+    });
   }
 
   @Override
@@ -84,13 +73,8 @@ public final class PostgresDialect implements Dialect {
     return finish("ROLLBACK PREPARED ", name);
   }
 
-  private Resolution finish(String command, String name) throws SQLException {
-    try (Connection c = autoCommitConnection()) {
-      return finishOn(c, command, name);
-    }
-  }
-
-  static Resolution finishOn(Connection c, String command, String name) throws SQLException {
+  @Override
+  Resolution finishOn(Connection c, String command, String name) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(command + BranchNames.quoted(name));
       return Resolution.DONE;
@@ -103,10 +87,9 @@ public final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public List<String> preparedNames() throws SQLException {
+  List<String> listPrepared(Connection c) throws SQLException {
     List<String> names = new ArrayList<>();
-    try (Connection c = autoCommitConnection();
-        PreparedStatement s = c.prepareStatement(
+    try (PreparedStatement s = c.prepareStatement(
             "SELECT gid FROM pg_prepared_xacts WHERE database = current_database()");
         ResultSet rs = s.executeQuery()) {
       while (rs.next()) {
@@ -116,21 +99,9 @@ public final class PostgresDialect implements Dialect {
     return names;
   }
 
-  @Override
-  public Connection autoCommitConnection() throws SQLException {
-    Connection c = dataSource.getConnection();
-    try {
-      c.setAutoCommit(true);
-      return c;
-    } catch (SQLException | RuntimeException | Error e) {
-      c.close();
-      throw e;
-    }
-  }
-
   private static final class PgBranch extends SqlBranch {
 
-    PgBranch(Dialect dialect, String name, Connection connection, boolean autoCommitBefore) {
+    PgBranch(SqlDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
       super(dialect, name, connection, autoCommitBefore);
     }
 
@@ -161,27 +132,8 @@ public final class PostgresDialect implements Dialect {
     }
 
     @Override
-    public Resolution commit() throws SQLException {
-      requireState(State.PREPARED, "commit");
-      Resolution r = step(() -> finishOn(connection, "COMMIT PREPARED ", name));
-      state = State.FINISHED;
-      return r;
-    }
-
-    @Override
-    public Resolution rollback() throws SQLException {
-      if (state == State.ACTIVE) {
-        step(() -> {
-          connection.rollback();
-          return null;
-        });
-        state = State.FINISHED;
-        return Resolution.DONE;
-      }
-      requireState(State.PREPARED, "roll back");
-      Resolution r = step(() -> finishOn(connection, "ROLLBACK PREPARED ", name));
-      state = State.FINISHED;
-      return r;
+    Resolution finishPrepared(boolean commit) throws SQLException {
+      return dialect.finishOn(connection, commit ? "COMMIT PREPARED " : "ROLLBACK PREPARED ", name);
     }
   }
 }

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.jdbc.internal.Dialect.Resolution;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.slf4j.Logger;
@@ -16,7 +17,7 @@ abstract class SqlBranch implements Branch {
   /** Where the branch is. */
   enum State { ACTIVE, PREPARED, FINISHED, RELEASED }
 
-  final Dialect dialect;
+  final SqlDialect dialect;
   final String name;
   final Connection connection;
   final boolean autoCommitBefore;
@@ -24,7 +25,7 @@ abstract class SqlBranch implements Branch {
   /** The session may hold something of this branch we could not finish: never reuse it. */
   boolean tainted;
 
-  SqlBranch(Dialect dialect, String name, Connection connection, boolean autoCommitBefore) {
+  SqlBranch(SqlDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
     this.dialect = dialect;
     this.name = name;
     this.connection = connection;
@@ -69,6 +70,42 @@ abstract class SqlBranch implements Branch {
         tainted = true;
       }
     }
+  }
+
+  /**
+   * Commits the prepared transaction ({@code commit} true) or rolls it back, on this branch's
+   * session; {@link Resolution#NOT_PREPARED} if the database proves it holds no prepared
+   * transaction of this name.
+   */
+  abstract Resolution finishPrepared(boolean commit) throws SQLException;
+
+  /** Rolls back the transaction before it was prepared. Default: {@link Connection#rollback()}. */
+  void rollbackActive() throws SQLException {
+    connection.rollback();
+  }
+
+  @Override
+  public final Resolution commit() throws SQLException {
+    requireState(State.PREPARED, "commit");
+    Resolution r = step(() -> finishPrepared(true));
+    state = State.FINISHED;
+    return r;
+  }
+
+  @Override
+  public final Resolution rollback() throws SQLException {
+    if (state == State.ACTIVE) {
+      step(() -> {
+        rollbackActive();
+        return null;
+      });
+      state = State.FINISHED;
+      return Resolution.DONE;
+    }
+    requireState(State.PREPARED, "roll back");
+    Resolution r = step(() -> finishPrepared(false));
+    state = State.FINISHED;
+    return r;
   }
 
   /** A step of the protocol on the session. */

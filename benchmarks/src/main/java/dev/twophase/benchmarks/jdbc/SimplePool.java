@@ -1,27 +1,24 @@
 package dev.twophase.benchmarks.jdbc;
 
-import java.io.PrintWriter;
+import dev.twophase.jdbc.servers.ForwardingDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * The smallest connection pool that behaves like one for the benchmarks: {@code close()} hands the
  * physical connection back (auto-commit restored), {@code abort()} destroys it.
  */
-final class SimplePool implements DataSource, AutoCloseable {
+final class SimplePool extends ForwardingDataSource implements AutoCloseable {
 
-  private final DataSource target;
   private final Deque<Connection> idle = new ArrayDeque<>();
 
   SimplePool(DataSource target) {
-    this.target = target;
+    super(target);
   }
 
   @Override
@@ -75,41 +72,5 @@ final class SimplePool implements DataSource, AutoCloseable {
       c.close();
     }
     idle.clear();
-  }
-
-  @Override
-  public Connection getConnection(String user, String password) throws SQLException {
-    throw new SQLFeatureNotSupportedException();
-  }
-
-  @Override
-  public PrintWriter getLogWriter() {
-    return null;
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) {}
-
-  @Override
-  public void setLoginTimeout(int seconds) {}
-
-  @Override
-  public int getLoginTimeout() {
-    return 0;
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    throw new SQLFeatureNotSupportedException();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    throw new SQLException("not a wrapper");
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) {
-    return false;
   }
 }

@@ -1,28 +1,25 @@
 package dev.twophase.jdbc.internal;
 
-import java.io.PrintWriter;
+import dev.twophase.jdbc.servers.ForwardingDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * Stands for a pool in tests: counts the connections handed out, closed (returned) and aborted
  * (destroyed, so never handed out again).
  */
-final class TrackingDataSource implements DataSource {
+final class TrackingDataSource extends ForwardingDataSource {
 
-  private final DataSource target;
   private final AtomicInteger opened = new AtomicInteger();
   private final AtomicInteger closed = new AtomicInteger();
   private final AtomicInteger aborted = new AtomicInteger();
 
   TrackingDataSource(DataSource target) {
-    this.target = target;
+    super(target);
   }
 
   int opened() {
@@ -54,45 +51,5 @@ final class TrackingDataSource implements DataSource {
             throw e.getCause();
           }
         });
-  }
-
-  @Override
-  public Connection getConnection(String user, String password) throws SQLException {
-    throw new SQLFeatureNotSupportedException();
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return target.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    target.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    target.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return target.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return target.getParentLogger();
-  }
-
-  @Override
-  public <T> T unwrap(Class<T> iface) throws SQLException {
-    return target.unwrap(iface);
-  }
-
-  @Override
-  public boolean isWrapperFor(Class<?> iface) throws SQLException {
-    return target.isWrapperFor(iface);
   }
 }

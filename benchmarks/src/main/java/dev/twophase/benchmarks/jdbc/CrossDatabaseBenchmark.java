@@ -42,7 +42,9 @@ import org.postgresql.xa.PGXADataSource;
  *   <li>{@code twophase-1}: per thread a coordinator (all on one FileStateLog) with a JDBC
  *       participant per database; the rows through Output; one checkpoint per transaction, waited
  *       for until committed.
- *   <li>{@code twophase-100}: the same, one checkpoint per 100 transactions.
+ *   <li>{@code twophase-100}: the same, one checkpoint per 100 transactions; the participants
+ *       batch rows as they do by default (1000 rows), across transactions
+ *       ({@code -Dbench.batchRows=10}: each transaction's rows on their own).
  *   <li>{@code floor}: by hand, per thread: the rows, PREPARE TRANSACTION and XA END/PREPARE, one
  *       300-byte record written to a pre-allocated file and forced, COMMIT PREPARED and XA COMMIT.
  *   <li>{@code narayana}: Narayana's TransactionManager (its default file store), the drivers'
@@ -51,14 +53,27 @@ import org.postgresql.xa.PGXADataSource;
  *       database (which registers the resources for recovery), commit.
  * </ul>
  *
- * Options: {@code -Dbench.rounds=5 -Dbench.turnMillis=3000 -Dbench.threads=1,16
+ * Options: {@code -Dbench.rounds=5 -Dbench.turnMillis=3000 -Dbench.warmupMillis=15000
+ * -Dbench.batchRows=0 -Dbench.threads=1,16
  * -Dbench.variants=twophase-1,twophase-100,floor,narayana,atomikos}.
  */
 public final class CrossDatabaseBenchmark {
 
   private static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
   private static final long TURN_NANOS = Long.getLong("bench.turnMillis", 3000) * 1_000_000;
+  /**
+   * Warm-up per variant before the first round, in turns of a second: until the JIT compiler is
+   * done with a variant's path, its compiler threads are most of the process's CPU time per
+   * transaction.
+   */
+  private static final long WARMUP_NANOS = Long.getLong("bench.warmupMillis", 15_000) * 1_000_000;
   private static final int ROWS = 10;
+  /**
+   * The participants' JDBC batch: 0 (the default) keeps the participant's own (1000 rows), with
+   * which {@code twophase-100} sends the rows of several transactions together; 10 sends each
+   * transaction's rows on their own, as the other variants do.
+   */
+  private static final int BATCH_ROWS = Integer.getInteger("bench.batchRows", 0);
   private static final String PAYLOAD = "y".repeat(80);
   private static final String INSERT = "INSERT INTO xa_rows (n, payload) VALUES (?, ?)";
 
@@ -109,7 +124,11 @@ public final class CrossDatabaseBenchmark {
       Map<String, Crew> crews = new LinkedHashMap<>();
       for (String name : names) {
         crews.put(name, new Crew(variants.get(name), threads, next));
-        crews.get(name).turn(TURN_NANOS / 3); // warm-up
+      }
+      for (long warmed = 0; warmed < WARMUP_NANOS; warmed += 1_000_000_000L) {
+        for (Crew crew : crews.values()) {
+          crew.turn(1_000_000_000L);
+        }
       }
       for (int round = 0; round < ROUNDS; round++) {
         List<String> order = new ArrayList<>(names);
@@ -290,10 +309,11 @@ public final class CrossDatabaseBenchmark {
     }
 
     private static JdbcParticipant<Long> participant(DataSource pool) {
-      return JdbcParticipant.builder(pool).<Long>insert(INSERT, (s, n) -> {
+      var builder = JdbcParticipant.builder(pool).<Long>insert(INSERT, (s, n) -> {
         s.setLong(1, n);
         s.setString(2, PAYLOAD);
-      }).batchSize(ROWS).build();
+      });
+      return (BATCH_ROWS > 0 ? builder.batchSize(BATCH_ROWS) : builder).build();
     }
 
     @Override

@@ -42,13 +42,15 @@ import javax.sql.DataSource;
  *
  * <p>Both servers durable ({@code fsync}, {@code synchronous_commit},
  * {@code innodb_flush_log_at_trx_commit=1}). Run as {@code docs/benchmarks.md} shows (options
- * {@code -Dbench.rounds=7}, {@code -Dbench.turnMillis=1500}, {@code -Dbench.sizes=1,100,10000},
- * {@code -Dbench.dbs=pg,maria}).
+ * {@code -Dbench.rounds=7}, {@code -Dbench.turnMillis=1500}, {@code -Dbench.warmupMillis=10000},
+ * {@code -Dbench.sizes=1,100,10000}, {@code -Dbench.dbs=pg,maria}).
  */
 public final class JdbcRowsBenchmark {
 
   private static final int ROUNDS = Integer.getInteger("bench.rounds", 7);
   private static final long TURN_NANOS = Long.getLong("bench.turnMillis", 1500) * 1_000_000;
+  /** Warm-up per size before the first round, in rounds of half a second of each variant. */
+  private static final long WARMUP_NANOS = Long.getLong("bench.warmupMillis", 10_000) * 1_000_000;
   private static final String PAYLOAD = "x".repeat(80);
   /** The raw loop's decision file, pre-allocated and reused in a circle. */
   private static final long DECISION_FILE_BYTES = 16L << 20;
@@ -95,7 +97,9 @@ public final class JdbcRowsBenchmark {
     try (Sink twophase = new TwophaseSink(pool, dir.resolve("log"), db + size);
         Sink raw = new RawSink(pool, db.equals("pg"), dir.resolve("decisions"))) {
       long[] next = {0};
-      round(twophase, raw, size, next, TURN_NANOS / 3); // warm-up
+      for (long warmed = 0; warmed < WARMUP_NANOS; warmed += 1_000_000_000L) {
+        round(twophase, raw, size, next, 500_000_000L);
+      }
       for (int round = 0; round < ROUNDS; round++) {
         double[] rates = round(twophase, raw, size, next, TURN_NANOS);
         twophaseRates.add(rates[0]);

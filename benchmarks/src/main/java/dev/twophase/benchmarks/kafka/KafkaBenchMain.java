@@ -10,6 +10,7 @@ import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,13 +55,17 @@ public final class KafkaBenchMain {
         run(broker, dir, "raw", perCheckpoint, Math.min(perRound, 20_000)); // warm-up
         run(broker, dir, "pipelined", perCheckpoint, Math.min(perRound, 20_000));
         int records = Math.max(perRound, 10 * perCheckpoint); // at least 10 checkpoints per run
+        List<String> order = new ArrayList<>(results.keySet());
         for (int round = 0; round < rounds; round++) {
-          for (String variant : results.keySet()) {
+          // the order reverses every round (A B C D, D C B A, ...), so that no variant always
+          // follows the same one into a broker still busy with the previous run's data
+          for (String variant : order) {
             double rate = run(broker, dir, variant, perCheckpoint, records);
             results.get(variant).add(rate);
             System.out.printf("%,7d records/checkpoint  round %d  %-9s %,10.0f records/s%n",
                 perCheckpoint, round, variant, rate);
           }
+          Collections.reverse(order);
         }
         double raw = median(results.get("raw"));
         double raw2 = median(results.get("raw2ids"));

@@ -179,8 +179,8 @@ public final class FileStateLog implements StateLog {
      * <p>A sync after an append that grows the file must also write the file's size (and, on a
      * journaling file system, commit the journal); a sync after an append into space already
      * written needs only the data. On ext4 that made a lone appender ~45% faster and 64 appenders
-     * ~20% faster (see docs/benchmarks.md). The zeros are cut off when a segment is rolled or the log closed; after
-     * a crash, the next open cuts them. Turn it off on copy-on-write file systems (btrfs, ZFS),
+     * ~20% faster ({@code GroupCommitPairs}, see docs/benchmarks.md). The zeros are cut off when a
+     * segment is rolled or the log closed; after a crash, the next open cuts them. Turn it off on copy-on-write file systems (btrfs, ZFS),
      * where writing into pre-written space allocates new blocks anyway and the zeros only cost.
      */
     public Builder preallocateBytes(long preallocateBytes) {

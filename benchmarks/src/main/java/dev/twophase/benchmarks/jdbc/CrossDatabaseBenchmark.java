@@ -163,6 +163,23 @@ public final class CrossDatabaseBenchmark {
             Double.isNaN(floor) ? Double.NaN : tps / floor, Double.isNaN(narayana) ? Double.NaN : tps / narayana);
       }
     }
+    System.out.println("[xa] per-round ratios, median (range):");
+    for (int threads : threadCounts) {
+      for (String[] pair : new String[][] {{"twophase-1", "floor"}, {"twophase-100", "narayana"},
+          {"twophase-1", "narayana"}}) {
+        List<double[]> a = results.get(pair[0] + " x" + threads);
+        List<double[]> b = results.get(pair[1] + " x" + threads);
+        if (a == null || b == null) {
+          continue;
+        }
+        List<double[]> ratios = new ArrayList<>();
+        for (int round = 0; round < a.size(); round++) {
+          ratios.add(new double[] {a.get(round)[0] / b.get(round)[0]});
+        }
+        System.out.printf(Locale.ROOT, "  %-13s / %-9s threads=%2d: %5.2f (%.2f..%.2f)%n", pair[0], pair[1],
+            threads, medianOf(ratios, 0), minOf(ratios, 0), maxOf(ratios, 0));
+      }
+    }
     System.exit(0);
   }
 

@@ -23,7 +23,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * producer loop doing the same durable work ({@link RawTransactionalProducerLoop}: a commit per
  * checkpoint and one synced decision record), against an in-JVM broker, 100-byte records, at 1,000
  * and 100,000 records per checkpoint (at least 10 checkpoints per measurement). One run interleaves
- * the variants round by round and prints each round and the ratios of the medians:
+ * the variants round by round and prints each round, the ratios of the medians, and the median and
+ * range of the per-round ratios:
  * <ul>
  *   <li>{@code raw}: the hand-written loop, serial, one producer;
  *   <li>{@code raw2ids}: the same with two producers alternating per checkpoint, as the
@@ -75,6 +76,15 @@ public final class KafkaBenchMain {
                 + " records/s;  pipelined/raw %.2f  pipelined/raw2ids %.2f  serial/raw2ids %.2f  pipelined/serial %.2f%n",
             perCheckpoint, raw, raw2, pipelined, serial, pipelined / raw, pipelined / raw2, serial / raw2,
             pipelined / serial);
+        for (String[] pair : new String[][] {{"pipelined", "raw2ids"}, {"serial", "raw2ids"},
+            {"pipelined", "serial"}, {"raw2ids", "raw"}}) {
+          List<Double> ratios = new ArrayList<>();
+          for (int round = 0; round < rounds; round++) {
+            ratios.add(results.get(pair[0]).get(round) / results.get(pair[1]).get(round));
+          }
+          System.out.printf("%,7d records/checkpoint  %s/%s per round: median %.2f, range %.2f-%.2f%n",
+              perCheckpoint, pair[0], pair[1], median(ratios), Collections.min(ratios), Collections.max(ratios));
+        }
       }
     }
   }

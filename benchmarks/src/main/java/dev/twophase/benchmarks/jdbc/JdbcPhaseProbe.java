@@ -2,9 +2,9 @@ package dev.twophase.benchmarks.jdbc;
 
 import dev.twophase.Coordinator;
 import dev.twophase.CoordinatorConfig;
-import dev.twophase.FaultInjector;
 import dev.twophase.FileStateLog;
 import dev.twophase.Output;
+import dev.twophase.benchmarks.PhaseTimer;
 import dev.twophase.jdbc.JdbcParticipant;
 import dev.twophase.jdbc.servers.MariaDbServer;
 import dev.twophase.jdbc.servers.PostgresServer;
@@ -14,10 +14,8 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import javax.sql.DataSource;
 
 /**
@@ -39,19 +37,7 @@ public final class JdbcPhaseProbe {
       plains.add(MariaDbServer.shared().dataSource());
     }
     Path dir = Files.createTempDirectory(Path.of("target"), "jdbc-probe");
-    Map<String, long[]> between = new LinkedHashMap<>(); // "a -> b": {count, nanos}
-    String[] last = {"checkpoint()"};
-    long[] lastAt = {0};
-    FaultInjector timing = point -> {
-      long now = System.nanoTime();
-      synchronized (between) {
-        long[] s = between.computeIfAbsent(last[0] + " -> " + point, k -> new long[2]);
-        s[0]++;
-        s[1] += now - lastAt[0];
-        last[0] = point;
-        lastAt[0] = now;
-      }
-    };
+    PhaseTimer timing = new PhaseTimer();
     try (FileStateLog log = FileStateLog.open(dir.resolve("log"))) {
       Coordinator.Builder builder = Coordinator.builder("probe" + System.nanoTime(), log)
           .config(CoordinatorConfig.custom().faultInjector(timing).build());
@@ -78,9 +64,7 @@ public final class JdbcPhaseProbe {
       long total = 0;
       for (int i = 0; i < checkpoints; i++) {
         if (i == checkpoints / 5) {
-          synchronized (between) {
-            between.clear();
-          }
+          timing.clear();
           total = 0;
         }
         long t0 = System.nanoTime();
@@ -90,10 +74,7 @@ public final class JdbcPhaseProbe {
           }
           n++;
         }
-        synchronized (between) {
-          last[0] = "checkpoint()";
-          lastAt[0] = System.nanoTime();
-        }
+        timing.restartAt("checkpoint()");
         coordinator.checkpoint().awaitCommitted(Duration.ofMinutes(1));
         long t1 = System.nanoTime();
         timing.reached("awaitCommitted returned");
@@ -103,7 +84,7 @@ public final class JdbcPhaseProbe {
       int measured = checkpoints - checkpoints / 5;
       System.out.printf(Locale.ROOT, "[probe] %s, %d rows/checkpoint: %.2f ms per checkpoint%n", db, rows,
           total / 1e6 / measured);
-      between.forEach((k, v) -> System.out.printf(Locale.ROOT, "[probe]   %-75s %6d x %8.3f ms%n", k, v[0], v[1] / 1e6 / v[0]));
+      timing.print("[probe]");
     }
     System.exit(0);
   }

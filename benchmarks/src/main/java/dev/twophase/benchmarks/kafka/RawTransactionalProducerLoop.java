@@ -1,5 +1,6 @@
 package dev.twophase.benchmarks.kafka;
 
+import dev.twophase.FaultInjector;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -36,6 +37,7 @@ public final class RawTransactionalProducerLoop implements AutoCloseable {
   private final ByteBuffer decision = ByteBuffer.allocateDirect(DECISION_BYTES);
   private long records;
   private long checkpoints;
+  private FaultInjector points = FaultInjector.none();
 
   /**
    * @param bootstrapServers the broker
@@ -92,9 +94,18 @@ public final class RawTransactionalProducerLoop implements AutoCloseable {
     records++;
   }
 
+  /**
+   * Where {@link #checkpoint()} reports its steps, for a {@code PhaseTimer}: {@code raw.afterFlush},
+   * {@code raw.afterDecision}, {@code raw.afterCommit}, {@code raw.afterBegin}.
+   */
+  public void timeWith(FaultInjector points) {
+    this.points = points;
+  }
+
   /** Flush, synced decision record, commit, begin the next transaction. */
   public void checkpoint() throws IOException {
     producer.flush();
+    points.reached("raw.afterFlush");
     decision.clear();
     while (decision.hasRemaining()) {
       decision.put((byte) ('0' + (checkpoints % 10)));
@@ -104,10 +115,13 @@ public final class RawTransactionalProducerLoop implements AutoCloseable {
       decisions.write(decision);
     }
     decisions.force(false);
+    points.reached("raw.afterDecision");
     producer.commitTransaction();
+    points.reached("raw.afterCommit");
     checkpoints++;
     producer = producers[(int) (checkpoints % producers.length)];
     producer.beginTransaction();
+    points.reached("raw.afterBegin");
   }
 
   public long records() {

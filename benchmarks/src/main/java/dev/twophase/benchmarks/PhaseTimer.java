@@ -38,6 +38,30 @@ public final class PhaseTimer implements FaultInjector {
     between.clear();
   }
 
+  /** One checkpoint of a probe: its records and the checkpoint, with whatever points it notes. */
+  @FunctionalInterface
+  public interface Step {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code step} {@code checkpoints} times; the first fifth warms up (neither it nor its
+   * intervals are counted). Returns the mean milliseconds per counted step.
+   */
+  public double run(int checkpoints, Step step) throws Exception {
+    long total = 0;
+    for (int i = 0; i < checkpoints; i++) {
+      if (i == checkpoints / 5) {
+        clear();
+        total = 0;
+      }
+      long t0 = System.nanoTime();
+      step.run();
+      total += System.nanoTime() - t0;
+    }
+    return total / 1e6 / (checkpoints - checkpoints / 5);
+  }
+
   /** Prints the mean time of every interval seen, each line prefixed. */
   public synchronized void print(String prefix) {
     between.forEach((k, v) -> System.out.printf(Locale.ROOT, "%s  %-75s %6d x %8.3f ms%n", prefix, k, v[0],

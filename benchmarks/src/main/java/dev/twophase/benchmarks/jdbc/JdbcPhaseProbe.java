@@ -60,30 +60,21 @@ public final class JdbcPhaseProbe {
       for (JdbcParticipant<Long> p : ps) {
         outs.add(coordinator.output(p));
       }
-      long n = 0;
-      long total = 0;
-      for (int i = 0; i < checkpoints; i++) {
-        if (i == checkpoints / 5) {
-          timing.clear();
-          total = 0;
-        }
-        long t0 = System.nanoTime();
+      long[] n = {0};
+      double perCheckpoint = timing.run(checkpoints, () -> {
         for (int r = 0; r < rows; r++) {
           for (Output<Long> out : outs) {
-            out.write(n);
+            out.write(n[0]);
           }
-          n++;
+          n[0]++;
         }
         timing.restartAt("checkpoint()");
         coordinator.checkpoint().awaitCommitted(Duration.ofMinutes(1));
-        long t1 = System.nanoTime();
         timing.reached("awaitCommitted returned");
-        total += t1 - t0;
-      }
+      });
       coordinator.close();
-      int measured = checkpoints - checkpoints / 5;
       System.out.printf(Locale.ROOT, "[probe] %s, %d rows/checkpoint: %.2f ms per checkpoint%n", db, rows,
-          total / 1e6 / measured);
+          perCheckpoint);
       timing.print("[probe]");
     }
     System.exit(0);

@@ -42,23 +42,16 @@ public final class KafkaPhaseProbe {
       try (RawTransactionalProducerLoop raw = new RawTransactionalProducerLoop(broker.bootstrapServers(),
           "probe-" + rawTopic, rawTopic, dir.resolve("decisions"), 2)) {
         raw.timeWith(rawTiming);
-        long total = 0;
-        for (int i = 0; i < checkpoints; i++) {
-          if (i == checkpoints / 5) {
-            rawTiming.clear();
-            total = 0;
-          }
-          long t0 = System.nanoTime();
+        double millis = rawTiming.run(checkpoints, () -> {
           for (int r = 0; r < perCheckpoint; r++) {
             raw.write(record);
           }
           rawTiming.reached("records sent");
           raw.checkpoint();
-          total += System.nanoTime() - t0;
           rawTiming.restartAt("checkpoint");
-        }
+        });
         System.out.printf(Locale.ROOT, "[probe] raw2ids, %d records/checkpoint: %.3f ms per checkpoint%n",
-            perCheckpoint, total / 1e6 / (checkpoints - checkpoints / 5));
+            perCheckpoint, millis);
         rawTiming.print("[probe]");
       }
 
@@ -77,24 +70,17 @@ public final class KafkaPhaseProbe {
             .config(CoordinatorConfig.custom().faultInjector(timing).build())
             .build();
         Output<byte[]> out = c.output(sink);
-        long total = 0;
-        for (int i = 0; i < checkpoints; i++) {
-          if (i == checkpoints / 5) {
-            timing.clear();
-            total = 0;
-          }
-          long t0 = System.nanoTime();
+        double millis = timing.run(checkpoints, () -> {
           for (int r = 0; r < perCheckpoint; r++) {
             out.write(record);
           }
           timing.reached("records written");
           Checkpoint cp = c.checkpoint();
           cp.awaitCommitted(Duration.ofSeconds(60));
-          total += System.nanoTime() - t0;
           timing.restartAt("awaitCommitted returned");
-        }
+        });
         System.out.printf(Locale.ROOT, "[probe] serial coordinator, %d records/checkpoint: %.3f ms per checkpoint%n",
-            perCheckpoint, total / 1e6 / (checkpoints - checkpoints / 5));
+            perCheckpoint, millis);
         timing.print("[probe]");
         c.close();
       }

@@ -42,19 +42,8 @@ public final class ReadCommitted {
    *     still open on the topic (the message says where the consumer stopped)
    */
   public static List<ConsumerRecord<String, String>> records(String bootstrapServers, String topic, Duration timeout) {
-    Map<String, Object> config = Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
-          .map(p -> new TopicPartition(topic, p.partition()))
-          .sorted((a, b) -> Integer.compare(a.partition(), b.partition()))
-          .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
+    try (KafkaConsumer<String, String> consumer = readCommittedConsumer(bootstrapServers)) {
+      List<TopicPartition> partitions = assignFromBeginning(consumer, topic, timeout);
       // With read_committed, endOffsets is the last stable offset: an open transaction holds it.
       // A commit returns once the coordinator decided it; its markers reach the partitions just
       // after, so give the offsets a moment to meet.
@@ -94,19 +83,8 @@ public final class ReadCommitted {
    * are allowed (their records and everything after them are not visible yet).
    */
   public static List<String> visibleNow(String bootstrapServers, String topic, Duration timeout) {
-    Map<String, Object> config = Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
-      List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
-          .map(p -> new TopicPartition(topic, p.partition()))
-          .sorted((a, b) -> Integer.compare(a.partition(), b.partition()))
-          .toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
+    try (KafkaConsumer<String, String> consumer = readCommittedConsumer(bootstrapServers)) {
+      List<TopicPartition> partitions = assignFromBeginning(consumer, topic, timeout);
       Map<TopicPartition, Long> lso = consumer.endOffsets(partitions, timeout);
       Map<TopicPartition, List<String>> byPartition = partitions.stream()
           .collect(Collectors.toMap(p -> p, p -> new ArrayList<>()));
@@ -125,6 +103,28 @@ public final class ReadCommitted {
       partitions.forEach(p -> all.addAll(byPartition.get(p)));
       return all;
     }
+  }
+
+  /** A {@code read_committed} consumer of strings, in no group, committing nothing. */
+  private static KafkaConsumer<String, String> readCommittedConsumer(String bootstrapServers) {
+    Map<String, Object> config = Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    return new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer());
+  }
+
+  /** Assigns every partition of {@code topic}, in order, at its beginning; returns them. */
+  private static List<TopicPartition> assignFromBeginning(
+      KafkaConsumer<?, ?> consumer, String topic, Duration timeout) {
+    List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
+        .map(p -> new TopicPartition(topic, p.partition()))
+        .sorted((a, b) -> Integer.compare(a.partition(), b.partition()))
+        .toList();
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
+    return partitions;
   }
 
   private static void sleep(long millis) {

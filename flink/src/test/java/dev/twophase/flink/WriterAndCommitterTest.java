@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.DecisionLostException;
+import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.FencedException;
 import dev.twophase.TransactionLostException;
 import dev.twophase.flink.internal.Committable;
 import dev.twophase.flink.internal.LineageState;
@@ -169,6 +171,32 @@ class WriterAndCommitterTest {
     assertEquals("failedUnknown", gone.signal, "never signalFailedWithKnownReason, which drops it");
     TransactionLostException e = assertInstanceOf(TransactionLostException.class, gone.failure);
     assertEquals("a", e.participant().orElseThrow());
+    committer.close();
+    writer.close();
+  }
+
+  @Test
+  void aFencedOrFatalCommitFailsTheRequestInsteadOfBeingRetried() throws Exception {
+    Path a = tmp.resolve("a");
+    Path b = tmp.resolve("b");
+    SinkSpec spec = spec(false, files("a", a), hooked("b", b, (point, t, dir) -> {
+      if (point.equals("commit")) {
+        throw new FencedException("planned: another writer took over " + t.name());
+      }
+    }));
+    TwoPhaseWriter<String> writer = open(spec, 0, 0, List.of());
+    write(writer, "1");
+    Committable c = one(writer.prepareCommit());
+    writer.snapshotState(1);
+    TwoPhaseCommitter committer = new TwoPhaseCommitter(spec);
+
+    Requests r = new Requests(c);
+    assertThrows(IllegalStateException.class, () -> committer.commit(List.of(r)));
+    assertEquals("failedUnknown", r.signal, "not retried in place: the job fails and commits it after restoring");
+    FatalTwoPhaseException e = assertInstanceOf(FatalTwoPhaseException.class, r.failure);
+    assertInstanceOf(FencedException.class, e.getCause());
+    assertEquals("b", e.participant().orElseThrow());
+    assertTrue(e.getMessage().contains("checkpoint ~1"), e.getMessage());
     committer.close();
     writer.close();
   }

@@ -109,7 +109,8 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
       if (slot == null) {
         request.signalFailedWithUnknownReason(new FatalTwoPhaseException("sink " + spec.sinkId() + ": " + c
             + " holds a handle of participant '" + h.participant() + "', which the sink does not have ("
-            + slots.keySet() + "); add it again, with the same name, to commit it", null, c.checkpointId(),
+            + slots.keySet() + "); add it again, with the same name, to commit it. " + WriterRecovery.REMOVING,
+            null, c.checkpointId(),
             h.participant()));
         return;
       }

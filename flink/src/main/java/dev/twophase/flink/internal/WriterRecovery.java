@@ -43,6 +43,11 @@ final class WriterRecovery {
     this.subtask = subtask;
   }
 
+  /** How to remove a participant from a sink, for the messages that refuse a state naming one. */
+  static final String REMOVING = "To remove a participant, stop the job with a savepoint (which commits everything) "
+      + "and restore that savepoint with the sink under a new uid, allowing non-restored state: the sources go on "
+      + "from the savepoint, the sink starts without state";
+
   /**
    * The restored states in the order recovery handles them (by lineage id, so the first, which the
    * subtask continues, does not depend on the order Flink hands them over), after checking that
@@ -62,7 +67,7 @@ final class WriterRecovery {
           throw new FatalTwoPhaseException("the restored writer state of sink '" + spec.sinkId() + "' holds "
               + "participant '" + p.participant() + "', which the sink does not have (it has "
               + spec.participantNames() + "); its transactions may be pending. Add it again, with the same "
-              + "name, to recover them");
+              + "name, to recover them. " + REMOVING);
         }
       }
       if (lineages.add(s.lineage())) {

@@ -1,0 +1,24 @@
+package dev.twophase.benchmarks;
+
+import java.io.IOException;
+import org.apache.flink.api.connector.sink2.Sink;
+
+/** One kind of {@link FlinkSinkComparison}: Flink's sink and ours, built afresh per run, and the read-back. */
+interface FlinkSinkRuns {
+  String flinkName();
+
+  String oursName();
+
+  default String[] names() {
+    return new String[] {flinkName(), oursName()};
+  }
+
+  /** A sink for one run, writing where {@link #committed} reads. */
+  Sink<String> sink(boolean ours, int run) throws IOException;
+
+  /** The records the run's sink committed, counted by reading them back. */
+  long committed(boolean ours, int run) throws IOException;
+
+  /** Where the run wrote, for the report line. */
+  String where(boolean ours, int run) throws IOException;
+}

@@ -4,11 +4,9 @@ import dev.twophase.file.FileParticipant;
 import dev.twophase.file.RecordEncoders;
 import dev.twophase.flink.TwoPhaseSink;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.serialization.SimpleStringEncoder;
@@ -27,13 +25,8 @@ final class FileSinkRuns implements FlinkSinkRuns {
   }
 
   @Override
-  public String flinkName() {
-    return NAMES[0];
-  }
-
-  @Override
-  public String oursName() {
-    return NAMES[1];
+  public String[] names() {
+    return NAMES.clone();
   }
 
   private Path out(boolean ours) {
@@ -43,7 +36,7 @@ final class FileSinkRuns implements FlinkSinkRuns {
   @Override
   public Sink<String> sink(boolean ours, int run) throws IOException {
     Path out = out(ours);
-    delete(out);
+    BenchDirs.deleteRecursively(out);
     Files.createDirectories(out);
     String dir = out.toString();
     if (ours) {
@@ -88,21 +81,6 @@ final class FileSinkRuns implements FlinkSinkRuns {
   private static List<Path> files(Path dir) throws IOException {
     try (Stream<Path> s = Files.walk(dir)) {
       return s.filter(Files::isRegularFile).toList();
-    }
-  }
-
-  private static void delete(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(dir)) {
-      s.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.delete(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
     }
   }
 }

@@ -219,17 +219,17 @@ public final class FlinkSinkComparison {
     env.enableCheckpointing(checkpointMillis);
     env.fromSequence(0, records - 1).map(String::valueOf).sinkTo(runs.sink(ours, run));
     long cpuBefore = processCpuNanos();
-    JobExecutionResult result = env.execute(ours ? runs.oursName() : runs.flinkName());
+    JobExecutionResult result = env.execute(runs.name(ours));
     long cpu = processCpuNanos() - cpuBefore;
     long millis = result.getNetRuntime();
     long committed = runs.committed(ours, run);
     if (committed != records) {
-      throw new IllegalStateException((ours ? runs.oursName() : runs.flinkName()) + " committed " + committed
+      throw new IllegalStateException(runs.name(ours) + " committed " + committed
           + " records of " + records);
     }
     double rate = records * 1000.0 / millis;
     print(String.format(Locale.ROOT, "%s %-22s %,12.0f records/s (%d ms, %s)  %.2f µs of process CPU per record"
-        + "  load %s", label, ours ? runs.oursName() : runs.flinkName(), rate, millis, runs.where(ours, run),
+        + "  load %s", label, runs.name(ours), rate, millis, runs.where(ours, run),
         cpu / 1e3 / records, load()));
     return rate;
   }

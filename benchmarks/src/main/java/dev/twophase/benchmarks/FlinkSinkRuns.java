@@ -5,12 +5,11 @@ import org.apache.flink.api.connector.sink2.Sink;
 
 /** One kind of {@link FlinkSinkComparison}: Flink's sink and ours, built afresh per run, and the read-back. */
 interface FlinkSinkRuns {
-  String flinkName();
+  /** The two sinks' names: Flink's, then ours. */
+  String[] names();
 
-  String oursName();
-
-  default String[] names() {
-    return new String[] {flinkName(), oursName()};
+  default String name(boolean ours) {
+    return names()[ours ? 1 : 0];
   }
 
   /** A sink for one run, writing where {@link #committed} reads. */

@@ -27,13 +27,8 @@ final class KafkaSinkRuns implements FlinkSinkRuns {
   }
 
   @Override
-  public String flinkName() {
-    return NAMES[0];
-  }
-
-  @Override
-  public String oursName() {
-    return NAMES[1];
+  public String[] names() {
+    return NAMES.clone();
   }
 
   private static String topic(int run) {

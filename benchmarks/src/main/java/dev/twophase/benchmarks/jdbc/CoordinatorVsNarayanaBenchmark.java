@@ -19,8 +19,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.transaction.xa.XAException;
 import javax.transaction.xa.XAResource;
 import javax.transaction.xa.Xid;
@@ -155,7 +153,7 @@ public final class CoordinatorVsNarayanaBenchmark {
     for (int threads : threadCounts) {
       Map<String, Crew> crews = new LinkedHashMap<>();
       for (String name : names) {
-        crews.put(name, new Crew(name, threads, tm, log));
+        crews.put(name, crew(name, threads, tm, log));
         totalTx += crews.get(name).turn(TURN_MILLIS / 3)[0]; // warm-up, counted for syncs per transaction
       }
       for (int round = 0; round < ROUNDS; round++) {
@@ -193,82 +191,43 @@ public final class CoordinatorVsNarayanaBenchmark {
     System.exit(0);
   }
 
-  /** A variant's threads for one thread count, kept for the run. */
-  static final class Crew {
-    final CyclicBarrier start;
-    final CyclicBarrier end;
-    final AtomicLong done = new AtomicLong();
-    final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
-    volatile boolean stop;
-    volatile boolean quit;
+  /**
+   * The variant's crew: {@code twophase} threads each checkpoint a coordinator of their own (made on
+   * the thread, at its first transaction) with two participants; {@code narayana} threads each
+   * commit a transaction with two enlisted resources.
+   */
+  private static Crew crew(String variant, int threads, TransactionManager tm, FileStateLog log) throws Exception {
+    return new Crew(variant, threads, t -> {
+      String id = "tm" + threads + "-" + t + "-" + System.nanoTime();
+      XAResource a = new NoopXaResource();
+      XAResource b = new NoopXaResource();
+      return new Crew.Worker() {
+        private Coordinator coordinator;
 
-    Crew(String variant, int threads, TransactionManager tm, FileStateLog log) {
-      start = new CyclicBarrier(threads + 1);
-      end = new CyclicBarrier(threads + 1);
-      for (int t = 0; t < threads; t++) {
-        String id = "tm" + threads + "-" + t + "-" + System.nanoTime();
-        Thread thread = new Thread(() -> {
-          Coordinator coordinator = null;
-          XAResource a = new NoopXaResource();
-          XAResource b = new NoopXaResource();
-          try {
-            while (true) {
-              start.await();
-              if (quit) {
-                if (coordinator != null) {
-                  coordinator.close();
-                }
-                return;
-              }
-              try {
-                while (!stop) {
-                  if (variant.equals("twophase")) {
-                    if (coordinator == null) {
-                      coordinator = Coordinator.builder(id, log)
-                          .participant("a", new NoopParticipant()).participant("b", new NoopParticipant()).build();
-                    }
-                    coordinator.checkpoint().awaitCommitted(Duration.ofMinutes(1));
-                  } else {
-                    tm.begin();
-                    Transaction tx = tm.getTransaction();
-                    tx.enlistResource(a);
-                    tx.enlistResource(b);
-                    tm.commit();
-                  }
-                  done.incrementAndGet();
-                }
-              } catch (Throwable e) {
-                failures.add(e);
-              }
-              end.await();
+        @Override
+        public void transaction() throws Exception {
+          if (variant.equals("twophase")) {
+            if (coordinator == null) {
+              coordinator = Coordinator.builder(id, log)
+                  .participant("a", new NoopParticipant()).participant("b", new NoopParticipant()).build();
             }
-          } catch (Exception e) {
-            failures.add(e);
+            coordinator.checkpoint().awaitCommitted(Duration.ofMinutes(1));
+          } else {
+            tm.begin();
+            Transaction tx = tm.getTransaction();
+            tx.enlistResource(a);
+            tx.enlistResource(b);
+            tm.commit();
           }
-        }, variant + "-" + t);
-        thread.setDaemon(true);
-        thread.start();
-      }
-    }
+        }
 
-    /** {transactions, nanos} of one turn. */
-    long[] turn(long millis) throws Exception {
-      stop = false;
-      done.set(0);
-      long t0 = System.nanoTime();
-      start.await();
-      Thread.sleep(millis);
-      stop = true;
-      end.await();
-      if (!failures.isEmpty()) {
-        throw new IllegalStateException("a worker failed", failures.get(0));
-      }
-      return new long[] {done.get(), System.nanoTime() - t0};
-    }
-
-    void close() throws Exception {
-      quit = true;
-      start.await();
-    }
+        @Override
+        public void close() {
+          if (coordinator != null) {
+            coordinator.close();
+          }
+        }
+      };
+    });
   }
 }

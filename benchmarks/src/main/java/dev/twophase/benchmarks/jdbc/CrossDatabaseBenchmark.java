@@ -10,7 +10,6 @@ import dev.twophase.jdbc.servers.MariaDbServer;
 import dev.twophase.jdbc.servers.PostgresServer;
 import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -123,11 +122,11 @@ public final class CrossDatabaseBenchmark {
     for (int threads : threadCounts) {
       Map<String, Crew> crews = new LinkedHashMap<>();
       for (String name : names) {
-        crews.put(name, new Crew(variants.get(name), threads, next));
+        crews.put(name, crew(variants.get(name), threads, next));
       }
       for (long warmed = 0; warmed < WARMUP_NANOS; warmed += 1_000_000_000L) {
         for (Crew crew : crews.values()) {
-          crew.turn(1_000_000_000L);
+          turn(crew, 1_000_000_000L);
         }
       }
       for (int round = 0; round < ROUNDS; round++) {
@@ -136,7 +135,7 @@ public final class CrossDatabaseBenchmark {
           Collections.reverse(order);
         }
         for (String name : order) {
-          double[] r = crews.get(name).turn(TURN_NANOS);
+          double[] r = turn(crews.get(name), TURN_NANOS);
           results.computeIfAbsent(name + " x" + threads, k -> new ArrayList<>()).add(r);
           System.out.printf(Locale.ROOT, "[xa] %-13s threads=%2d round %d: %8.0f tx/s, %6.0f us CPU/tx%n",
               name, threads, round + 1, r[0], r[1]);
@@ -183,78 +182,28 @@ public final class CrossDatabaseBenchmark {
     System.exit(0);
   }
 
-  /**
-   * A variant's threads for one thread count, kept for the whole run (a coordinator belongs to the
-   * thread that first writes to it): each turn they run transactions from {@code start} until
-   * {@code stop}.
-   */
-  static final class Crew {
-    final List<Worker> workers = new ArrayList<>();
-    final java.util.concurrent.CyclicBarrier start;
-    final java.util.concurrent.CyclicBarrier end;
-    final AtomicLong done = new AtomicLong();
-    final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
-    volatile boolean stop;
-    volatile boolean quit;
+  /** The variant's crew: each transaction of {@link #ROWS} rows numbered from {@code nextRow}. */
+  private static Crew crew(Variant variant, int threads, AtomicLong nextRow) throws Exception {
+    return new Crew("bench", threads, t -> {
+      Worker w = variant.worker(t);
+      return new Crew.Worker() {
+        @Override
+        public void transaction() throws Exception {
+          w.transaction(nextRow.getAndAdd(ROWS));
+        }
 
-    Crew(Variant variant, int threads, AtomicLong nextRow) throws Exception {
-      start = new java.util.concurrent.CyclicBarrier(threads + 1);
-      end = new java.util.concurrent.CyclicBarrier(threads + 1);
-      for (int t = 0; t < threads; t++) {
-        Worker w = variant.worker(t);
-        workers.add(w);
-        Thread thread = new Thread(() -> {
-          try {
-            while (true) {
-              start.await();
-              if (quit) {
-                w.close();
-                return;
-              }
-              try {
-                while (!stop) {
-                  w.transaction(nextRow.getAndAdd(ROWS));
-                  done.incrementAndGet();
-                }
-              } catch (Throwable e) {
-                failures.add(e);
-              }
-              end.await();
-            }
-          } catch (Exception e) {
-            failures.add(e);
-          }
-        }, "bench-" + t);
-        thread.setDaemon(true);
-        thread.start();
-      }
-    }
+        @Override
+        public void close() throws Exception {
+          w.close();
+        }
+      };
+    });
+  }
 
-    /** One turn of about {@code nanos}; returns {tx/s, client CPU us per tx}. */
-    double[] turn(long nanos) throws Exception {
-      com.sun.management.OperatingSystemMXBean os =
-          (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-      stop = false;
-      done.set(0);
-      long cpu0 = os.getProcessCpuTime();
-      long t0 = System.nanoTime();
-      start.await();
-      Thread.sleep(nanos / 1_000_000);
-      stop = true;
-      end.await();
-      long elapsed = System.nanoTime() - t0;
-      long cpu = os.getProcessCpuTime() - cpu0;
-      if (!failures.isEmpty()) {
-        throw new IllegalStateException("a worker failed", failures.get(0));
-      }
-      long tx = done.get();
-      return new double[] {tx * 1e9 / elapsed, cpu / 1e3 / Math.max(1, tx)};
-    }
-
-    void close() throws Exception {
-      quit = true;
-      start.await();
-    }
+  /** One turn of about {@code nanos}: {tx/s, client CPU us per tx}. */
+  private static double[] turn(Crew crew, long nanos) throws Exception {
+    long[] r = crew.turn(nanos / 1_000_000);
+    return new double[] {r[0] * 1e9 / r[1], r[2] / 1e3 / Math.max(1, r[0])};
   }
 
   private static Variant create(String name, Path dir, PostgresServer pg, MariaDbServer maria, int maxThreads)

@@ -1,17 +1,18 @@
 package dev.twophase.kafka;
 
-import dev.twophase.TwoPhaseException;
+import dev.twophase.RetriableTwoPhaseException;
 import dev.twophase.annotation.PublicEvolving;
 
 /**
- * The broker's answer does not tell whether a transaction committed: it is still being ended, or
- * its transactional id now shows something else (a later producer epoch, no transaction, an id the
- * broker has forgotten after {@code transactional.id.expiration.ms}). The participant never guesses;
- * from {@code commit} the coordinator retries, and at start-up recovery stops (build again). The
- * message names the participant, the handle, what the broker showed and what to check.
+ * The broker is still ending a transaction ({@code PrepareCommit}, {@code PrepareAbort}, or open at
+ * its epoch after a commit that failed), so its outcome cannot be read yet: retry. The coordinator
+ * retries a commit that throws it, and a recovery that meets it fails (build again); a Flink
+ * committer retries it. Where the answer can never come (the id moved on, or the broker forgot
+ * it), the participant throws {@link dev.twophase.CommitOutcomeUnknownException} instead. The
+ * message names the participant, the handle and what the broker showed.
  */
 @PublicEvolving
-public final class KafkaTransactionUndecidedException extends TwoPhaseException {
+public final class KafkaTransactionUndecidedException extends RetriableTwoPhaseException {
 
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package dev.twophase.kafka.internal;
 
 import dev.twophase.CommitOutcome;
+import dev.twophase.CommitOutcomeUnknownException;
 import dev.twophase.FaultInjector;
 import dev.twophase.FencedException;
 import dev.twophase.kafka.KafkaTransaction;
@@ -16,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * Commits and aborts transactions, with the producer that ran them or from the handle alone, and
  * says what it found, never guessing: where the producer's error is ambiguous the broker's view
  * ({@link BrokerTransactionView}) decides, and where that cannot tell either it throws
- * {@link KafkaTransactionUndecidedException}.
+ * {@link KafkaTransactionUndecidedException} (the broker is still ending it: retry) or
+ * {@link CommitOutcomeUnknownException} (it never will tell).
  *
  * <p>Every producer it opens it closes before returning, on every path. Thread-safe (stateless
  * apart from its collaborators).
@@ -58,6 +60,7 @@ public final class TransactionFinisher {
    * @throws FencedException another producer took the transactional id over (a newer incarnation
    *     of this coordinator, or another application using the same ids)
    * @throws KafkaTransactionUndecidedException the broker cannot tell yet; retry
+   * @throws CommitOutcomeUnknownException the broker can no longer tell
    */
   public LiveCommit commitLive(TransactionalProducer producer, KafkaTransaction t) throws Exception {
     boolean usable = false;
@@ -189,13 +192,22 @@ public final class TransactionFinisher {
     return CommitOutcome.LOST;
   }
 
-  private KafkaTransactionUndecidedException undecided(KafkaTransaction t, BrokerFinding f, Exception cause) {
-    return new KafkaTransactionUndecidedException(participant + ": cannot tell whether " + t + " committed"
-        + (cause == null ? "" : " after its commit failed with " + cause) + "; " + f.evidence() + ". "
-        + (f.outcome() == BrokerFinding.Outcome.IN_PROGRESS
-            ? "The broker is still ending it: retry."
-            : "The id moved on or the broker forgot it (transactional.id.expiration.ms); check that no other "
-                + "application uses this transactional id prefix, and the broker's transaction state log."), cause);
+  /**
+   * What to throw when the broker's view does not settle {@code t}: retriable while the broker is
+   * still ending a transaction of the id at the handle's epoch; otherwise the answer can never come
+   * (the id moved on to a later epoch or producer, or the broker forgot it), and retrying would
+   * only repeat the question forever.
+   */
+  private RuntimeException undecided(KafkaTransaction t, BrokerFinding f, Exception cause) {
+    String what = participant + ": cannot tell whether " + t + " committed"
+        + (cause == null ? "" : " after its commit failed with " + cause) + "; " + f.evidence() + ". ";
+    if (f.outcome() == BrokerFinding.Outcome.IN_PROGRESS) {
+      return new KafkaTransactionUndecidedException(what + "The broker is still ending it: retry.", cause);
+    }
+    return new CommitOutcomeUnknownException(what + "The id moved on or the broker forgot it "
+        + "(transactional.id.expiration.ms), so asking again cannot tell either. Check that no other application "
+        + "uses this participant's transactional id prefix, then look for the transaction's records in its topics with a "
+        + "read_committed consumer to decide whether it committed", cause);
   }
 
   private static ProducerState stateOf(KafkaTransaction t) {

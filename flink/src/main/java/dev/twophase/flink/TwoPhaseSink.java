@@ -156,6 +156,7 @@ public final class TwoPhaseSink<IN>
     private Duration transactionTimeout;
     private boolean ignoreFailuresAfterTransactionTimeout;
     private boolean continueAfterLostDecision;
+    private boolean continueAfterUnknownCommitOutcome;
 
     private Builder(String sinkId) {
       Objects.requireNonNull(sinkId, "sinkId");
@@ -243,6 +244,20 @@ public final class TwoPhaseSink<IN>
     }
 
     /**
+     * Possible loss by choice, for the one case the sink cannot settle by itself: a participant
+     * cannot tell whether a decided transaction committed, and asking again cannot tell either
+     * ({@link dev.twophase.CommitOutcomeUnknownException}; the Kafka participant throws it when the
+     * transaction's id moved on, or the broker forgot it). With this option such a transaction is
+     * logged at ERROR and taken as done. Off by default: the job fails without restarting, since
+     * every restore would ask again, and the message says how to decide. Turn it on to restart the
+     * job after an operator checked the resource, and off again afterwards.
+     */
+    public Builder<IN> continueAfterUnknownCommitOutcome() {
+      this.continueAfterUnknownCommitOutcome = true;
+      return this;
+    }
+
+    /**
      * Builds the sink.
      *
      * @throws IllegalStateException    if no participant was added
@@ -264,7 +279,7 @@ public final class TwoPhaseSink<IN>
         }
       }
       return new TwoPhaseSink<>(new SinkSpec(sinkId, participants, transactionTimeout,
-          ignoreFailuresAfterTransactionTimeout, continueAfterLostDecision));
+          ignoreFailuresAfterTransactionTimeout, continueAfterLostDecision, continueAfterUnknownCommitOutcome));
     }
 
     /** Flink ships the sink by Java serialization: fail here, not on the cluster. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.twophase.CommitOutcomeUnknownException;
 import dev.twophase.DecisionLostException;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FencedException;
@@ -12,6 +13,7 @@ import dev.twophase.TransactionLostException;
 import dev.twophase.flink.internal.Committable;
 import dev.twophase.flink.internal.LineageState;
 import dev.twophase.flink.internal.ParticipantSpec;
+import dev.twophase.flink.internal.ParticipantState;
 import dev.twophase.flink.internal.SinkSpec;
 import dev.twophase.flink.internal.TwoPhaseCommitter;
 import dev.twophase.flink.internal.TwoPhaseWriter;
@@ -25,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,12 +40,27 @@ class WriterAndCommitterTest {
 
   /** Hook behaviour by test, keyed by directory. */
   private static final Map<String, AtomicInteger> COUNTDOWN = new ConcurrentHashMap<>();
+  /** What hooks saw, by test. */
+  private static final Map<String, List<String>> RECORDED = new ConcurrentHashMap<>();
 
   @TempDir
   Path tmp;
 
   private static SinkSpec spec(boolean continueAfterLostDecision, ParticipantSpec... participants) {
-    return new SinkSpec("w", List.of(participants), null, false, continueAfterLostDecision);
+    return new SinkSpec("w", List.of(participants), null, false, continueAfterLostDecision, false);
+  }
+
+  private static SinkSpec continuingAfterUnknownOutcomes(ParticipantSpec... participants) {
+    return new SinkSpec("w", List.of(participants), null, false, false, true);
+  }
+
+  /** A hook whose commits (and recoverAndCommits) cannot tell the outcome. */
+  private static HookedFiles.Hook outcomeUnknown() {
+    return (point, t, dir) -> {
+      if (point.equals("commit")) {
+        throw new CommitOutcomeUnknownException("planned: the resource forgot " + t.name(), null);
+      }
+    };
   }
 
   private static ParticipantSpec files(String name, Path dir) {
@@ -199,6 +217,87 @@ class WriterAndCommitterTest {
     assertTrue(e.getMessage().contains("checkpoint ~1"), e.getMessage());
     committer.close();
     writer.close();
+  }
+
+  @Test
+  void aCommitOfUnknownOutcomeFailsTheJobWithoutRestartsUnlessOptedIn() throws Exception {
+    Path a = tmp.resolve("a");
+    Path b = tmp.resolve("b");
+    SinkSpec spec = spec(false, files("a", a), hooked("b", b, outcomeUnknown()));
+    TwoPhaseWriter<String> writer = open(spec, 0, 0, List.of());
+    write(writer, "1");
+    Committable c = one(writer.prepareCommit());
+    TwoPhaseCommitter committer = new TwoPhaseCommitter(spec);
+    Requests r = new Requests(c);
+    assertThrows(IllegalStateException.class, () -> committer.commit(List.of(r)));
+    assertEquals("failedUnknown", r.signal, "not retried: asking again cannot tell");
+    SuppressRestartsException suppress = assertInstanceOf(SuppressRestartsException.class, r.failure,
+        "every restore would ask again, so Flink must not restart the job");
+    CommitOutcomeUnknownException e = assertInstanceOf(CommitOutcomeUnknownException.class, suppress.getCause());
+    assertEquals("b", e.participant().orElseThrow());
+    assertEquals(1, e.checkpointId().orElseThrow());
+    assertTrue(e.getMessage().contains("continueAfterUnknownCommitOutcome()"), e.getMessage());
+    assertTrue(e.getMessage().contains("the resource forgot"), "the participant's evidence: " + e.getMessage());
+    committer.close();
+
+    TwoPhaseCommitter going = new TwoPhaseCommitter(continuingAfterUnknownOutcomes(files("a", a),
+        hooked("b", b, outcomeUnknown())));
+    Requests on = new Requests(c);
+    going.commit(List.of(on));
+    assertEquals("none", on.signal, "taken as done, as configured");
+    going.close();
+    writer.close();
+  }
+
+  @Test
+  void anInterruptedCommitIsNotRetriedAndKeepsTheInterrupt() throws Exception {
+    Path a = tmp.resolve("a");
+    SinkSpec spec = spec(false, hooked("a", a, (point, t, dir) -> {
+      if (point.equals("commit")) {
+        throw new InterruptedException("planned: the task is cancelled");
+      }
+    }));
+    TwoPhaseWriter<String> writer = open(spec, 0, 0, List.of());
+    write(writer, "1");
+    Committable c = one(writer.prepareCommit());
+    TwoPhaseCommitter committer = new TwoPhaseCommitter(spec);
+    Requests r = new Requests(c);
+    try {
+      assertThrows(InterruptedException.class, () -> committer.commit(List.of(r)));
+      assertTrue(Thread.interrupted(), "the interrupt flag is kept for the cancellation");
+    } finally {
+      Thread.interrupted();
+    }
+    assertEquals("none", r.signal, "no retry signalled while the task is cancelled");
+    committer.close();
+    writer.close();
+  }
+
+  @Test
+  void aRestoredWriterCommitsItsPendingHandlesBeforeItAbortsOrBegins() throws Exception {
+    Path a = tmp.resolve("a");
+    List<String> points = new java.util.concurrent.CopyOnWriteArrayList<>();
+    RECORDED.put("order", points);
+    SinkSpec spec = spec(false, hooked("a", a, (point, t, dir) -> RECORDED.get("order").add(point + " " + t.name())));
+    TwoPhaseWriter<String> first = open(spec, 0, 0, List.of());
+    write(first, "1");
+    Committable decided = one(first.prepareCommit());
+    LineageState taken = first.snapshotState(1).get(0);
+    // the state as a chained writer takes it: checkpoint 1's handle pending (not yet retired)
+    var p = taken.participants().get(0);
+    LineageState state = new LineageState(taken.sinkId(), taken.lineage(), taken.epoch(), taken.nextSequence(),
+        taken.subtask(), taken.parallelism(), List.of(new ParticipantState(p.participant(), p.contextCodecVersion(),
+            p.context(), p.open(), decided.handles())));
+    points.clear();
+
+    TwoPhaseWriter<String> second = open(spec, 0, 1, List.of(state));
+    // (recoverAndAbort of the open handle reaches no hook)
+    assertEquals(2, points.size(), "commit the pending, then begin: " + points);
+    assertTrue(points.get(0).startsWith("commit ") && points.get(0).endsWith("-0"), points.toString());
+    assertTrue(points.get(1).startsWith("begin "), points.toString());
+    assertEquals(Map.of("1", 1), CommittedFiles.lineCounts(a), "decided, so committed");
+    second.close();
+    first.close();
   }
 
   @Test

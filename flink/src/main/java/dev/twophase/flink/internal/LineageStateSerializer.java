@@ -13,13 +13,16 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 /**
  * Writes the writer state ({@link LineageState}) into Flink's checkpoints. Contexts and handles are
  * the bytes of the participants' own codecs, each with its codec version; this serializer only
- * frames them (version 1: sink id, lineage, epoch, next sequence, subtask, parallelism, then per
- * participant its name, context codec version, context and open handle).
+ * frames them (version 2: sink id, lineage, epoch, next sequence, subtask, parallelism, then per
+ * participant its name, context codec version, context, open handle and pending handles; version
+ * 1, read for states of earlier releases, has no pending handles).
  */
 @Internal
 public final class LineageStateSerializer implements SimpleVersionedSerializer<LineageState> {
 
-  static final int VERSION = 1;
+  static final int VERSION = 2;
+  /** The first version, without pending handles. */
+  static final int VERSION_WITHOUT_PENDING = 1;
 
   @Override
   public int getVersion() {
@@ -45,6 +48,10 @@ public final class LineageStateSerializer implements SimpleVersionedSerializer<L
         if (p.open() != null) {
           Frames.writeHandle(out, p.open());
         }
+        out.writeInt(p.pending().size());
+        for (EncodedHandle h : p.pending()) {
+          Frames.writeHandle(out, h);
+        }
       }
     }
     return bytes.toByteArray();
@@ -52,7 +59,9 @@ public final class LineageStateSerializer implements SimpleVersionedSerializer<L
 
   @Override
   public LineageState deserialize(int version, byte[] serialized) throws IOException {
-    Frames.requireVersion(version, VERSION, "writer states");
+    if (version != VERSION_WITHOUT_PENDING) {
+      Frames.requireVersion(version, VERSION, "writer states");
+    }
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(serialized))) {
       String sinkId = in.readUTF();
       String lineage = in.readUTF();
@@ -70,7 +79,17 @@ public final class LineageStateSerializer implements SimpleVersionedSerializer<L
         int contextVersion = in.readInt();
         byte[] context = Frames.readBytes(in);
         EncodedHandle open = in.readBoolean() ? Frames.readHandle(in) : null;
-        participants.add(new ParticipantState(name, contextVersion, context, open));
+        List<EncodedHandle> pending = new ArrayList<>();
+        if (version >= VERSION) {
+          int k = in.readInt();
+          if (k < 0 || k > 1_000_000) {
+            throw new IOException("damaged writer state: " + k + " pending handles of participant '" + name + "'");
+          }
+          for (int j = 0; j < k; j++) {
+            pending.add(Frames.readHandle(in));
+          }
+        }
+        participants.add(new ParticipantState(name, contextVersion, context, open, pending));
       }
       Frames.requireEnd(in, "a writer state");
       return new LineageState(sinkId, lineage, epoch, nextSequence, subtask, parallelism, participants);

@@ -1,10 +1,12 @@
 package dev.twophase.flink.internal;
 
 import dev.twophase.RetirementListener;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * From then on no checkpoint that Flink restores by itself holds q's committable. (A savepoint or
  * retained checkpoint from before may still be restored by hand; see {@code docs/flink.md}.)
+ *
+ * <p>Until then the handles travel in the writer state as pending ({@link #pending}), so that a
+ * writer restored from any checkpoint that may still hold them knows them.
  *
  * <p>Earlier incarnations: when the first committable of this incarnation is reported committed,
  * a checkpoint taken after this writer started completed; if this subtask restored only its own
@@ -39,6 +44,8 @@ final class Retirements {
   private final boolean earlierRetirable;
   /** Pre-commit handles (per slot) of emitted committables not yet retired, by sequence. */
   private final Map<Long, Object[]> unretired = new HashMap<>();
+  /** The same handles as the committables carry them, by sequence (in emit order). */
+  private final Map<Long, List<EncodedHandle>> unretiredEncoded = new TreeMap<>();
   /** Committed sequences, each with the sequence whose commit retires it. */
   private final Map<Long, Long> retireWhen = new HashMap<>();
   private boolean earlierDone;
@@ -103,14 +110,46 @@ final class Retirements {
     }
   }
 
-  /** The committable of {@code sequence} left the writer with these pre-commit handles. */
-  void emitted(long sequence, Object[] handles) {
+  /**
+   * The committable of {@code sequence} left the writer with these pre-commit handles ({@code
+   * handles} per slot, {@code encoded} as the committable carries them).
+   */
+  void emitted(long sequence, Object[] handles, List<EncodedHandle> encoded) {
     unretired.put(sequence, handles.clone());
+    unretiredEncoded.put(sequence, List.copyOf(encoded));
+  }
+
+  /**
+   * The handles of {@code slot}'s participant that a checkpoint taken now may still hold in its
+   * committer state, oldest first, for the writer state (see {@link ParticipantState#pending()}):
+   * those emitted and not yet reported committed. A handle reported committed is left out although
+   * it is not retired yet: it retires once the committable emitted after the report is committed,
+   * which is when this checkpoint completes, and its resources may be reused from then on, while
+   * this checkpoint is still the one a restore takes. Empty for a participant that does not listen
+   * for retirement.
+   */
+  List<EncodedHandle> pending(WriterSlot slot) {
+    if (!(slot.participant instanceof RetirementListener<?>)) {
+      return List.of();
+    }
+    List<EncodedHandle> pending = new ArrayList<>();
+    for (Map.Entry<Long, List<EncodedHandle>> e : unretiredEncoded.entrySet()) {
+      if (retireWhen.containsKey(e.getKey())) {
+        continue; // committed
+      }
+      for (EncodedHandle h : e.getValue()) {
+        if (h.participant().equals(slot.name)) {
+          pending.add(h);
+        }
+      }
+    }
+    return pending;
   }
 
   @SuppressWarnings("unchecked")
   private void retire(long sequence) {
     Object[] handles = unretired.remove(sequence);
+    unretiredEncoded.remove(sequence);
     if (handles == null) {
       return;
     }

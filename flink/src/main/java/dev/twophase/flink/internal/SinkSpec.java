@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param ignoreFailuresAfterTimeout drop (with an ERROR) a lost transaction older than its timeout
  * @param continueAfterLostDecision  carry on (with an ERROR) when recovery finds committed a
  *                                  transaction it was to abort
+ * @param continueAfterUnknownCommitOutcome take as done (with an ERROR) a decided transaction whose
+ *                                  participant cannot tell whether it committed
  */
 @Internal
 public record SinkSpec(
@@ -23,7 +25,8 @@ public record SinkSpec(
     List<ParticipantSpec> participants,
     Duration transactionTimeout,
     boolean ignoreFailuresAfterTimeout,
-    boolean continueAfterLostDecision) implements Serializable {
+    boolean continueAfterLostDecision,
+    boolean continueAfterUnknownCommitOutcome) implements Serializable {
 
   private static final long serialVersionUID = 1L;
 

@@ -1,6 +1,7 @@
 package dev.twophase.flink.internal;
 
 import dev.twophase.CommitOutcome;
+import dev.twophase.CommitOutcomeUnknownException;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.Participant;
 import dev.twophase.TransactionLostException;
@@ -33,6 +34,13 @@ import org.slf4j.LoggerFactory;
  *       then fails the job, which commits it again on restore</td></tr>
  *   <tr><td>a {@link FatalTwoPhaseException} or an {@link Error}</td><td>{@code
  *       signalFailedWithUnknownReason}: the job fails and the next attempt commits again</td></tr>
+ *   <tr><td>a {@link CommitOutcomeUnknownException}</td><td>{@code signalFailedWithUnknownReason}
+ *       with a {@code SuppressRestartsException}: the job fails without restarting, since every
+ *       restore would ask again (see {@link CommitFailures}); with
+ *       {@code continueAfterUnknownCommitOutcome}, an ERROR and on to the next participant</td></tr>
+ *   <tr><td>an {@link InterruptedException}, or any exception while the thread is interrupted</td>
+ *       <td>rethrown as an {@code InterruptedException}, the flag set: the task is being cancelled,
+ *       and the committable stays in the state</td></tr>
  *   <tr><td>{@code LOST}</td><td>{@code signalFailedWithUnknownReason} with a
  *       {@link TransactionLostException} naming the checkpoint and the handle: the job fails. Never
  *       {@code signalFailedWithKnownReason}, with which Flink would only log and drop it. With
@@ -93,13 +101,13 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
   }
 
   @Override
-  public void commit(Collection<CommitRequest<Committable>> requests) {
+  public void commit(Collection<CommitRequest<Committable>> requests) throws InterruptedException {
     for (CommitRequest<Committable> request : requests) {
       commit(request);
     }
   }
 
-  private void commit(CommitRequest<Committable> request) {
+  private void commit(CommitRequest<Committable> request) throws InterruptedException {
     Committable c = request.getCommittable();
     boolean allAlready = true;
     List<EncodedHandle> handles = c.handles();
@@ -135,6 +143,14 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
       }
       try {
         outcome = live != null ? participant.commit(handle) : participant.recoverAndCommit(handle);
+      } catch (CommitOutcomeUnknownException e) {
+        RuntimeException failure = CommitFailures.unknownOutcome(spec, slot.name, handle, c.checkpointId(), e);
+        if (failure != null) {
+          request.signalFailedWithUnknownReason(failure);
+          return;
+        }
+        allAlready = false;
+        continue;
       } catch (FatalTwoPhaseException | Error e) {
         request.signalFailedWithUnknownReason(new FatalTwoPhaseException("sink " + spec.sinkId() + ": commit of "
             + handle + " (checkpoint ~" + c.checkpointId() + ") failed in participant '" + slot.name + "' for a "
@@ -142,6 +158,14 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
             e, c.checkpointId(), slot.name));
         return;
       } catch (Exception e) {
+        if (e instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+          // The task is being cancelled: no retry now; the committable stays in the state.
+          Thread.currentThread().interrupt();
+          InterruptedException interrupted = new InterruptedException("sink " + spec.sinkId() + ": commit of "
+              + handle + " (checkpoint ~" + c.checkpointId() + ") in participant '" + slot.name + "' interrupted");
+          interrupted.initCause(e);
+          throw interrupted;
+        }
         LOG.warn("sink {}: commit of {} (checkpoint ~{}, retry {}) failed in participant '{}'; retried",
             spec.sinkId(), handle, c.checkpointId(), request.getNumberOfRetries(), slot.name, e);
         if (i == 0) {
@@ -179,30 +203,11 @@ public final class TwoPhaseCommitter implements Committer<Committable> {
 
   /** A lost transaction: fails the request, unless it may be ignored; returns whether to go on. */
   private boolean lost(CommitRequest<Committable> request, Committable c, Slot slot, Object handle, EncodedHandle h) {
-    Duration age = Duration.ofMillis(Math.max(0, System.currentTimeMillis() - h.begunAtMillis()));
-    if (spec.ignoreFailuresAfterTimeout() && slot.timeout != null && age.compareTo(slot.timeout) >= 0) {
-      LOG.error("sink {}: transaction {} of checkpoint ~{} in participant '{}' can no longer be committed and is "
-              + "older than its timeout ({} ms >= {} ms); ignoring it as configured. Data loss might have "
-              + "occurred.", spec.sinkId(), handle, c.checkpointId(), slot.name, age.toMillis(),
-          slot.timeout.toMillis());
+    TransactionLostException e = CommitFailures.lost(spec, slot.name, slot.timeout, handle, h.begunAtMillis(),
+        c.checkpointId(), c.subtask());
+    if (e == null) {
       return true;
     }
-    String why = slot.timeout == null
-        ? "No transaction timeout applies to it (age " + age.toMillis() + " ms), so it did not expire: the "
-            + "participant's pre-commit or commit was probably not durable, or the resource was changed by hand"
-        : age.compareTo(slot.timeout) < 0
-            ? "It is younger than its timeout (age " + age.toMillis() + " ms, timeout " + slot.timeout.toMillis()
-                + " ms): the participant's pre-commit or commit was probably not durable, or the resource was "
-                + "changed by hand"
-            : "It is older than its timeout (age " + age.toMillis() + " ms, timeout " + slot.timeout.toMillis()
-                + " ms): the resource probably expired it. Raise the resource's transaction timeout or checkpoint "
-                + "more often; to drop such transactions instead, build the sink with "
-                + "ignoreFailuresAfterTransactionTimeout()";
-    TransactionLostException e = new TransactionLostException("sink " + spec.sinkId() + ": transaction " + handle
-        + " of checkpoint ~" + c.checkpointId() + " (writer subtask " + c.subtask() + ") can no longer be committed "
-        + "in participant '" + slot.name + "': its records are missing there while other participants may show "
-        + "theirs. " + why, c.checkpointId(), slot.name);
-    LOG.error("{}", e.getMessage());
     request.signalFailedWithUnknownReason(e);
     return false;
   }

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  *       fails the task: no committable leaves the writer, so no participant's records of it become
  *       visible, and Flink replays from the last checkpoint.
  *   <li><b>snapshotState</b>: the lineage, the epoch, the next sequence, and per participant its
- *       context and open handle, encoded by the participant's codecs.
+ *       context, open handle and pending handles (pre-committed, not yet retired), encoded by the
+ *       participant's codecs.
  *   <li><b>close</b>: aborts the open transactions (pre-committed ones belong to committables and
  *       are left to the committer) and closes the participants.
  * </ul>
@@ -214,7 +215,7 @@ public final class TwoPhaseWriter<IN>
     }
     Committable committable = new Committable(expectedCheckpointId, subtask, lineage, epoch, sequence, handles);
     if (retirements != null) {
-      retirements.emitted(sequence, preCommitted);
+      retirements.emitted(sequence, preCommitted, handles);
     }
     for (WriterSlot slot : slots) {
       slot.clearCurrent();
@@ -257,7 +258,8 @@ public final class TwoPhaseWriter<IN>
           throw fail(e, null, "participant '" + slot.name + "' could not encode its open handle " + slot.current);
         }
       }
-      participants.add(new ParticipantState(slot.name, slot.contextCodec.version(), encodedContexts[i], openHandle));
+      participants.add(new ParticipantState(slot.name, slot.contextCodec.version(), encodedContexts[i], openHandle,
+          retirements == null ? List.of() : retirements.pending(slot)));
     }
     return List.of(new LineageState(sinkId, lineage, epoch, sequence, subtask, parallelism, participants));
   }

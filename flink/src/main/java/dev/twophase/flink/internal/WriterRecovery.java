@@ -1,9 +1,12 @@
 package dev.twophase.flink.internal;
 
 import dev.twophase.AbortOutcome;
+import dev.twophase.CommitOutcome;
+import dev.twophase.CommitOutcomeUnknownException;
 import dev.twophase.DecisionLostException;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.RetriableTwoPhaseException;
+import dev.twophase.TransactionLostException;
 import dev.twophase.TransactionNames;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,13 +18,24 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A writer subtask's start: contexts back from the writer state, then, lineage by lineage and in
- * participant order, the transactions the state holds as open aborted with {@code recoverAndAbort}
- * (what it finds committed proves a lost decision), then {@code finishRecoveringContext} for every
- * lineage, so that each participant aborts what the state cannot name: transactions begun after
- * the checkpoint, or by attempts that failed before their first checkpoint (Flink's lingering
- * transactions). Pre-committed transactions are never touched here: Flink's committer commits
- * them, maybe in another task and maybe later (see {@link RecoveryRule}).
+ * A writer subtask's start, in the order the coordinators recover:
+ * <ol>
+ *   <li>contexts back from the writer state;
+ *   <li>lineage by lineage and in participant order, the state's pending handles (pre-committed
+ *       and not yet retired: what the restored checkpoint's committables may hold) committed with
+ *       {@code recoverAndCommit}. The checkpoint completed, so they are decided; Flink's chained
+ *       committer committed them already before the writer started, and a second commit is a
+ *       no-op by the SPI's contract. What it buys is that the participant learns of them before it
+ *       begins anything: the Kafka participant keeps their transactional ids out of its pool until
+ *       the writer's earlier incarnations are retired, so that no attempt reuses an id that a later
+ *       restore of the same checkpoint must find as it was;
+ *   <li>the transactions the state holds as open aborted with {@code recoverAndAbort} (what it
+ *       finds committed proves a lost decision);
+ *   <li>{@code finishRecoveringContext} for every lineage, so that each participant aborts what the
+ *       state cannot name: transactions begun after the checkpoint, or by attempts that failed
+ *       before their first checkpoint (Flink's lingering transactions). Other pre-committed
+ *       transactions are never aborted: they are names the {@link RecoveryRule} keeps.
+ * </ol>
  *
  * <p>Idempotent: a failure anywhere fails the task, and the next attempt runs the same steps again.
  */
@@ -84,7 +98,13 @@ final class WriterRecovery {
     restoreContexts(continued);
     List<List<List<Object>>> handled = new ArrayList<>();
     for (LineageState state : states) {
-      handled.add(abortOpen(state));
+      handled.add(commitPending(state));
+    }
+    for (int l = 0; l < states.size(); l++) {
+      List<List<Object>> aborted = abortOpen(states.get(l));
+      for (int i = 0; i < slots.size(); i++) {
+        handled.get(l).get(i).addAll(aborted.get(i));
+      }
     }
     for (int l = 0; l < states.size(); l++) {
       LineageState state = states.get(l);
@@ -133,6 +153,55 @@ final class WriterRecovery {
           + "version " + p.contextCodecVersion() + " from the restored state: " + e.getMessage(), e,
           restoredCheckpointId, slot.name);
     }
+  }
+
+  /** Commits the lineage's pending handles; returns, per slot, the handles it handled. */
+  private List<List<Object>> commitPending(LineageState state) throws Exception {
+    List<List<Object>> handled = new ArrayList<>();
+    for (WriterSlot slot : slots) {
+      List<Object> mine = new ArrayList<>();
+      handled.add(mine);
+      ParticipantState p = state.participant(slot.name);
+      if (p == null) {
+        continue;
+      }
+      for (EncodedHandle h : p.pending()) {
+        Object handle = slot.decode(h);
+        CommitOutcome outcome;
+        try {
+          outcome = slot.participant.recoverAndCommit(handle);
+        } catch (CommitOutcomeUnknownException e) {
+          RuntimeException failure = CommitFailures.unknownOutcome(spec, slot.name, handle, restoredCheckpointId, e);
+          if (failure != null) {
+            throw failure;
+          }
+          mine.add(handle);
+          continue;
+        } catch (FatalTwoPhaseException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new RetriableTwoPhaseException("recoverAndCommit of " + handle + " (pending in checkpoint "
+              + restoredCheckpointId + ", lineage " + state.lineage() + ") failed in participant '" + slot.name
+              + "': " + e.getMessage() + "; the task fails and its next attempt tries again",
+              e, restoredCheckpointId, slot.name);
+        }
+        if (outcome == null) {
+          throw new FatalTwoPhaseException("participant '" + slot.name + "' returned null from recoverAndCommit("
+              + handle + "); return a CommitOutcome", null, restoredCheckpointId, slot.name);
+        }
+        if (outcome == CommitOutcome.LOST) {
+          TransactionLostException lost = CommitFailures.lost(spec, slot.name, slot.transactionTimeout(spec), handle,
+              h.begunAtMillis(), restoredCheckpointId, subtask);
+          if (lost != null) {
+            throw lost;
+          }
+        }
+        LOG.debug("sink {} subtask {}: {} of participant {} (pending in checkpoint {}): {}", spec.sinkId(), subtask,
+            handle, slot.name, restoredCheckpointId, outcome);
+        mine.add(handle);
+      }
+    }
+    return handled;
   }
 
   /** Aborts the lineage's open transactions; returns, per slot, the handles it handled. */

@@ -54,6 +54,11 @@ final class WriterSlot {
     return value;
   }
 
+  /** The participant's transaction timeout, else the sink's, or null if none applies. */
+  java.time.Duration transactionTimeout(SinkSpec spec) {
+    return participant.transactionTimeout().orElse(spec.transactionTimeout());
+  }
+
   /** Begins the slot's next transaction and asks for its writer. */
   void begin(Contexts.Transaction<Object> context) throws Exception {
     Object handle = participant.beginTransaction(context);

@@ -32,12 +32,37 @@ class SerializersTest {
   @Test
   void aWriterStateRoundTripsWithContextsAndOpenHandles() throws IOException {
     LineageState state = new LineageState("orders", "c12s0", 99, 4, 1, 3, List.of(
-        new ParticipantState("files", 1, null, handle("files", 1, "open")),
-        new ParticipantState("db", 2, "ctx".getBytes(StandardCharsets.UTF_8), null)));
+        new ParticipantState("files", 1, null, handle("files", 1, "open"), List.of()),
+        new ParticipantState("db", 2, "ctx".getBytes(StandardCharsets.UTF_8), null,
+            List.of(handle("db", 2, "pending-1"), handle("db", 2, "pending-2")))));
     LineageStateSerializer s = new LineageStateSerializer();
     LineageState back = s.deserialize(s.getVersion(), s.serialize(state));
     assertEquals(state, back);
     assertArrayEquals("ctx".getBytes(StandardCharsets.UTF_8), back.participant("db").context());
+  }
+
+  @Test
+  void aWriterStateOfTheFirstVersionIsReadWithoutPendingHandles() throws IOException {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.io.DataOutputStream out = new java.io.DataOutputStream(bytes)) {
+      out.writeUTF("orders");
+      out.writeUTF("c12s0");
+      out.writeLong(99);
+      out.writeLong(4);
+      out.writeInt(1);
+      out.writeInt(3);
+      out.writeInt(1);
+      out.writeUTF("kafka");
+      out.writeInt(1);
+      Frames.writeBytes(out, null);
+      out.writeBoolean(true);
+      Frames.writeHandle(out, handle("kafka", 1, "open"));
+    }
+    LineageState back = new LineageStateSerializer().deserialize(1, bytes.toByteArray());
+    assertEquals(new LineageState("orders", "c12s0", 99, 4, 1, 3, List.of(
+        new ParticipantState("kafka", 1, null, handle("kafka", 1, "open"), List.of()))), back);
+    IOException newer = assertThrows(IOException.class, () -> new LineageStateSerializer().deserialize(3, new byte[0]));
+    assertTrue(newer.getMessage().contains("version 3"), newer.getMessage());
   }
 
   @Test

@@ -13,8 +13,9 @@ import java.util.TreeMap;
 import org.h2.jdbcx.JdbcDataSource;
 
 /**
- * A table {@code records (v VARCHAR)} in an embedded H2 file database, set up as the JDBC
- * participant's tests do ({@code WRITE_DELAY=0}, so that a commit is durable when it returns), the
+ * A table {@code records (v VARCHAR)} in an embedded H2 file database opened with the URL that
+ * flink.md gives ({@link EmbeddedH2InterruptTest#url}: {@code async:}, {@code WRITE_DELAY=0},
+ * {@code DB_CLOSE_DELAY=-1}, so that it survives Flink's cancellations, plus a lock timeout), the
  * JDBC participant's factory writing into it, and an independent reader: the rows as any other
  * session sees them, and the transactions H2 still holds prepared (in doubt).
  */
@@ -23,7 +24,7 @@ final class H2Table {
   private final String url;
 
   H2Table(Path dir) throws SQLException {
-    this.url = "jdbc:h2:file:" + dir.resolve("db") + ";WRITE_DELAY=0;LOCK_TIMEOUT=5000;DB_CLOSE_DELAY=-1";
+    this.url = EmbeddedH2InterruptTest.url(dir.resolve("db")) + ";LOCK_TIMEOUT=5000";
     try (Connection c = dataSource(url).getConnection(); Statement s = c.createStatement()) {
       s.execute("CREATE TABLE records (v VARCHAR(20) NOT NULL)");
     }

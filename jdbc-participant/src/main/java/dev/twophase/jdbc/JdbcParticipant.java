@@ -145,7 +145,10 @@ public final class JdbcParticipant<IN>
   /**
    * Sends the rows still batched, then inserts the marker row and prepares the transaction (one
    * round trip on PostgreSQL). Durable on return. A transaction in which no statement was created
-   * prepares nothing and returns an {@link JdbcTransaction#empty() empty} handle.
+   * prepares nothing and returns an {@link JdbcTransaction#empty() empty} handle. A transaction
+   * with a failed batch of the insert path is never prepared: this throws, so the checkpoint fails
+   * and the coordinator aborts it, on every database alike (H2 and MariaDB would keep the batch's
+   * other rows, PostgreSQL aborts the whole transaction).
    */
   @Override
   public JdbcTransaction preCommit(JdbcTransaction transaction) throws Exception {
@@ -262,6 +265,7 @@ public final class JdbcParticipant<IN>
     if (writer == null) {
       return;
     }
+    boolean failedBefore = writer.failed();
     try {
       if (flush) {
         writer.flush();
@@ -272,9 +276,11 @@ public final class JdbcParticipant<IN>
       } catch (SQLException again) {
         e.addSuppressed(again);
       }
-      throw new dev.twophase.TwoPhaseException(database() + " transaction " + t + ": the last "
-          + "batch of inserted rows failed (" + dev.twophase.jdbc.internal.SqlErrors.describe(e)
-          + "); the checkpoint fails and its rows are rolled back", e);
+      throw new dev.twophase.TwoPhaseException(database() + " transaction " + t + ": "
+          + (failedBefore
+              ? e.getMessage()
+              : "the last batch of inserted rows failed (" + dev.twophase.jdbc.internal.SqlErrors.describe(e)
+                  + "); the checkpoint fails and the transaction is rolled back"), e);
     }
     try {
       writer.close();

@@ -138,6 +138,13 @@ public final class JdbcParticipantBuilder<IN> {
         if (createMarkerTable) {
           markers.createIfAbsent(c);
         }
+        String mismatch = markers.shapeMismatch(c);
+        if (mismatch != null) {
+          throw new DatabaseSetupException(label + " on " + dialect.product() + ": the marker table "
+              + markerTable + " has the wrong columns: " + mismatch + ". Give the participant a "
+              + "table of its own with markerTable(name), or create " + markerTable + " as "
+              + "docs/jdbc-participant.md shows");
+        }
         markers.check(c);
       }
     } catch (SQLException e) {

@@ -114,8 +114,8 @@ public final class KafkaParticipant<IN>
 
   private KafkaParticipant(Builder<IN> b) {
     this.settings = new ProducerSettings(b.producerSettings);
-    this.mapper = Objects.requireNonNull(b.mapper, "records(...) is required: how an input record becomes a Kafka record");
-    this.idPrefix = Objects.requireNonNull(b.idPrefix, "transactionalIdPrefix(...) is required");
+    this.mapper = b.mapper;
+    this.idPrefix = b.idPrefix;
     this.poolSizeSetting = b.poolSize;
     this.idWait = b.idWait;
     this.consumedOffsets = b.consumedOffsets;
@@ -443,6 +443,9 @@ public final class KafkaParticipant<IN>
 
   /** Builds a {@link KafkaParticipant}. */
   public static final class Builder<IN> {
+    /** What {@link #transactionalIdPrefix} may hold, as its javadoc says. */
+    private static final String ID_PREFIX_CHARS = "[A-Za-z0-9._-]+";
+
     private final Map<String, ?> producerSettings;
     private RecordMapper<IN> mapper;
     private String idPrefix;
@@ -470,7 +473,13 @@ public final class KafkaParticipant<IN>
      * coordinator id and participant name would fence each other.
      */
     public Builder<IN> transactionalIdPrefix(String prefix) {
-      this.idPrefix = Objects.requireNonNull(prefix, "prefix");
+      Objects.requireNonNull(prefix, "prefix");
+      if (!prefix.matches(ID_PREFIX_CHARS)) {
+        throw new IllegalArgumentException("transactionalIdPrefix '" + prefix + "' must be non-empty and "
+            + "consist of letters, digits, '.', '_' and '-' only (it begins every transactional id of the "
+            + "participant, and ACLs match it as a prefix)");
+      }
+      this.idPrefix = prefix;
       return this;
     }
 
@@ -541,6 +550,16 @@ public final class KafkaParticipant<IN>
      * @throws IncompatibleKafkaClientException the client lacks the internals resuming needs
      */
     public KafkaParticipant<IN> build() {
+      if (mapper == null) {
+        throw new IllegalArgumentException("KafkaParticipant.Builder: records(RecordMapper) is required: it says "
+            + "how an input record becomes a Kafka record (topic, key, value), e.g. "
+            + "RecordMapper.toTopic(topic, serializer)");
+      }
+      if (idPrefix == null) {
+        throw new IllegalArgumentException("KafkaParticipant.Builder: transactionalIdPrefix(String) is required: "
+            + "it begins every transactional id of the participant's producers; give each application its own "
+            + "(letters, digits, '.', '_', '-'), or two applications fence each other");
+      }
       return new KafkaParticipant<>(this);
     }
   }

@@ -3,9 +3,17 @@ package dev.twophase.jdbc.internal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -65,6 +73,79 @@ public final class MarkerTable {
       s.executeQuery().close();
     }
   }
+
+  /** The columns the participant writes, as {@code docs/jdbc-participant.md} creates them. */
+  public static final String EXPECTED_COLUMNS = "name VARCHAR(" + COLUMN_CHARS + ") NOT NULL PRIMARY KEY, "
+      + "owner VARCHAR(" + COLUMN_CHARS + ") NOT NULL, epoch BIGINT NOT NULL";
+
+  /**
+   * What is wrong with the table's columns, or null if the participant can write and read its
+   * markers in it: {@code name} and {@code owner} text columns of at least {@value #COLUMN_CHARS}
+   * characters, {@code epoch} a 64-bit integer. Other columns are left alone. Read from the
+   * metadata of an empty query, so the same on every database (whatever case it keeps names in).
+   */
+  public String shapeMismatch(Connection autoCommit) throws SQLException {
+    Map<String, String> found = new LinkedHashMap<>();
+    List<String> problems = new ArrayList<>();
+    boolean name = false;
+    boolean owner = false;
+    boolean epoch = false;
+    try (Statement s = autoCommit.createStatement();
+        ResultSet rs = s.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+      ResultSetMetaData md = rs.getMetaData();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        String column = md.getColumnName(i).toLowerCase(Locale.ROOT);
+        int type = md.getColumnType(i);
+        int precision = md.getPrecision(i);
+        boolean text = TEXT.contains(type);
+        found.put(column, md.getColumnTypeName(i) + (text && precision > 0 && precision < Integer.MAX_VALUE
+            ? "(" + precision + ")" : ""));
+        switch (column) {
+          case "name", "owner" -> {
+            if (!text) {
+              problems.add(column + " is not a text column");
+            } else if (precision > 0 && precision < COLUMN_CHARS) {
+              problems.add(column + " holds " + precision + " characters, fewer than " + COLUMN_CHARS);
+            }
+            if (column.equals("name")) {
+              name = true;
+            } else {
+              owner = true;
+            }
+          }
+          case "epoch" -> {
+            epoch = true;
+            boolean wide = type == Types.BIGINT
+                || ((type == Types.NUMERIC || type == Types.DECIMAL) && precision >= 19 && md.getScale(i) == 0);
+            if (!wide) {
+              problems.add("epoch is not a 64-bit integer column");
+            }
+          }
+          default -> { }
+        }
+      }
+    }
+    List<String> missing = new ArrayList<>();
+    if (!name) {
+      missing.add("no column name");
+    }
+    if (!owner) {
+      missing.add("no column owner");
+    }
+    if (!epoch) {
+      missing.add("no column epoch");
+    }
+    problems.addAll(0, missing);
+    if (problems.isEmpty()) {
+      return null;
+    }
+    StringBuilder columns = new StringBuilder();
+    found.forEach((c, t) -> columns.append(columns.length() == 0 ? "" : ", ").append(c).append(' ').append(t));
+    return String.join(", ", problems) + " (columns found: " + columns + "; expected: " + EXPECTED_COLUMNS + ")";
+  }
+
+  private static final Set<Integer> TEXT = Set.of(Types.VARCHAR, Types.CHAR, Types.NVARCHAR, Types.NCHAR,
+      Types.LONGVARCHAR, Types.LONGNVARCHAR, Types.CLOB, Types.NCLOB);
 
   /** Inserts the marker of {@code name} on the transaction's own connection. */
   public void insert(Connection transaction, String name, String owner, long epoch) throws SQLException {

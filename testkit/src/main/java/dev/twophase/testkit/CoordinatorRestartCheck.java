@@ -154,12 +154,8 @@ final class CoordinatorRestartCheck<TXN, CONTEXT, IN> {
   }
 
   private Participant<TXN, CONTEXT> newParticipant(int process) throws Exception {
-    Participant<TXN, CONTEXT> participant = suite.newParticipant(fixture.newProcess(
+    return fixture.newParticipant(fixture.newProcess(
         "process " + process + " of coordinator '" + fixture.coordinatorId() + "' (under a Coordinator)"));
-    if (participant == null) {
-      throw new AssertionError("newParticipant(process) returned null");
-    }
-    return participant;
   }
 
   private Coordinator build(

@@ -64,9 +64,10 @@ import org.junit.jupiter.api.Test;
  *       read_committed consumer would, in commit order (and write order within a transaction).
  *       Records must have a meaningful {@code equals}.
  *   <li>Each test uses its own coordinator id (random), so tests don't see each other's
- *       transactions. The suite reads {@link #committedRecords()} once right after {@link
- *       #setUpResource()} and checks only what was added after that, so the resource may hold
- *       older data, but nothing else may commit to it while a test runs.
+ *       transactions. The suite reads {@link #committedRecords()} once, right after the test's first
+ *       {@link #newParticipant} (so a participant may create its tables or topics in its
+ *       constructor), and checks only what was added after that, so the resource may hold older
+ *       data, but nothing else may commit to it while a test runs.
  *   <li>Calls follow the coordinator's order: on every start, an instance first commits and aborts
  *       the recovered handles, then gets {@code finishRecoveringContext}, then begins transactions.
  *       Owner epochs grow with every start of a coordinator id. Two checks call the participant
@@ -79,7 +80,8 @@ import org.junit.jupiter.api.Test;
  * what the test left open, closes the live instances, ends every simulated process and calls
  * {@link #tearDownResource()}. Create or clean the resource in {@code setUpResource()}, not in a
  * {@code @BeforeEach} of your own: JUnit runs a subclass's {@code @BeforeEach} methods after the
- * suite's, when the suite has already read the resource. {@code @BeforeAll}/{@code @AfterAll} in
+ * suite's. The order within a test is: {@code setUpResource()}, the first {@code
+ * newParticipant(process)}, the first {@code committedRecords()} (the baseline), then the test. {@code @BeforeAll}/{@code @AfterAll} in
  * the subclass are fine for expensive things such as a container.
  *
  * <h2>Skipped tests</h2>
@@ -212,7 +214,7 @@ public abstract class ParticipantConformanceSuite<TXN, CONTEXT, IN> {
 
   private final SuiteFixture<TXN, CONTEXT, IN> fixture = new SuiteFixture<>(this);
 
-  /** Prepares a test: a fresh coordinator id, {@link #setUpResource()}, the baseline read. */
+  /** Prepares a test: a fresh coordinator id, {@link #setUpResource()}; the baseline is read after the first participant. */
   @BeforeEach
   protected final void setUpConformanceTest() throws Exception {
     fixture.setUp(coordinatorIdPrefix() + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));

@@ -41,10 +41,31 @@ final class SuiteFixture<TXN, CONTEXT, IN> {
     coordinators.clear();
     processes.clear();
     directories.clear();
+    baseline = null;
     suite.setUpResource();
-    List<IN> before = suite.committedRecords();
-    assertNotNull(before, "committedRecords() returned null");
-    baseline = List.copyOf(before);
+  }
+
+  /**
+   * A new participant of the suite in {@code process}. The first one of a test also fixes the
+   * baseline: the resource is read only once a participant exists, so that a participant that
+   * creates its tables or topics in its constructor is not read before they are there. Nothing can
+   * have committed before the first participant, so the baseline is the same as at set-up.
+   */
+  Participant<TXN, CONTEXT> newParticipant(SimulatedProcess process) throws Exception {
+    Participant<TXN, CONTEXT> participant = suite.newParticipant(process);
+    if (participant == null) {
+      throw new AssertionError("newParticipant(process) returned null");
+    }
+    readBaselineOnce();
+    return participant;
+  }
+
+  private void readBaselineOnce() throws Exception {
+    if (baseline == null) {
+      List<IN> before = suite.committedRecords();
+      assertNotNull(before, "committedRecords() returned null");
+      baseline = List.copyOf(before);
+    }
   }
 
   /**
@@ -102,7 +123,7 @@ final class SuiteFixture<TXN, CONTEXT, IN> {
   /** The manual coordinator of {@code id} and {@code participantName} in this test. */
   ManualCoordinator<TXN, CONTEXT> coordinator(String id, String participantName) {
     return coordinators.computeIfAbsent(id + '\u0000' + participantName,
-        k -> new ManualCoordinator<>(id, participantName, suite::newParticipant));
+        k -> new ManualCoordinator<>(id, participantName, this::newParticipant));
   }
 
   /** A simulated process that the test drives itself; ended at tear-down. */
@@ -138,6 +159,7 @@ final class SuiteFixture<TXN, CONTEXT, IN> {
 
   /** What was committed since the test began. */
   List<IN> visible() throws Exception {
+    readBaselineOnce();
     List<IN> all = suite.committedRecords();
     assertNotNull(all, "committedRecords() returned null");
     if (all.size() < baseline.size() || !all.subList(0, baseline.size()).equals(baseline)) {

@@ -95,6 +95,15 @@ class ConformanceSuiteSelfTest {
     assertEquals(suiteTests().size(), results.size());
   }
 
+  @Test
+  void aParticipantThatCreatesItsResourceInItsConstructorPasses() {
+    Map<String, String> results = run(new ResourceInConstructorSuite());
+    for (Map.Entry<String, String> entry : results.entrySet()) {
+      assertEquals("PASSED", entry.getValue(), entry.getKey());
+    }
+    assertEquals(suiteTests().size(), results.size());
+  }
+
   @AfterAll
   static void everySuiteTestCanFail() {
     Set<String> neverFailed = new TreeSet<>();

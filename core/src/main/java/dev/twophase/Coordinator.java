@@ -124,7 +124,17 @@ public final class Coordinator implements AutoCloseable {
     nextCheckpointId = core.lastCheckpointId() + 1;
     core.beginAll(nextCheckpointId);
     // The start-up record: a crash before the first checkpoint must abort what was just begun.
-    log.appendState(core.lastCheckpointId(), core.encodeInitialState());
+    byte[] initial;
+    try {
+      initial = core.encodeInitialState();
+    } catch (Exception e) {
+      String participant = e instanceof TwoPhaseException t ? t.participant().orElse(null) : null;
+      throw new FatalTwoPhaseException("coordinator '" + core.coordinatorId() + "' could not encode its start-up "
+          + "record (the transactions it just began, after checkpoint " + core.lastCheckpointId() + "): "
+          + e.getMessage() + "; they were aborted. Fix the participant's codec", e, core.lastCheckpointId(),
+          participant);
+    }
+    log.appendState(core.lastCheckpointId(), initial);
     core.transition(CoordinatorState.RUNNING);
     core.earlierIncarnationsRetired();
     LOG.info("coordinator {} started: epoch {}, log {}, last decided checkpoint {}",

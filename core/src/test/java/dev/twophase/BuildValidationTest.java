@@ -44,6 +44,40 @@ class BuildValidationTest {
   }
 
   @Test
+  void aTransactionCodecThatFailsAtBuildIsNamedWithTheStepAndTheParticipant() {
+    InMemoryParticipant<String> real = new InMemoryParticipant<>(resource);
+    DelegatingInMemory broken = new DelegatingInMemory(real) {
+      @Override
+      public Codec<InMemoryTransaction> transactionCodec() {
+        Codec<InMemoryTransaction> codec = real.transactionCodec();
+        return new Codec<>() {
+          @Override
+          public int version() {
+            return codec.version();
+          }
+
+          @Override
+          public byte[] encode(InMemoryTransaction value) {
+            throw new IllegalArgumentException("planned: cannot encode");
+          }
+
+          @Override
+          public InMemoryTransaction decode(byte[] bytes, int version) throws Exception {
+            return codec.decode(bytes, version);
+          }
+        };
+      }
+    };
+    FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class,
+        () -> Coordinator.builder("job", new InMemoryStateLog()).participant("sink", broken).build());
+    assertEquals("sink", e.participant().orElseThrow());
+    assertTrue(e.getMessage().contains("start-up record"), e.getMessage());
+    assertTrue(e.getMessage().contains("participant 'sink': its transaction codec"), e.getMessage());
+    assertTrue(e.getMessage().contains("planned: cannot encode"), e.getMessage());
+    assertEquals(0, resource.openTransactions().size(), "what the start began was aborted");
+  }
+
+  @Test
   void aNullHandleFromBeginIsAProgrammingErrorNotARetriableOne() {
     DelegatingInMemory broken = new DelegatingInMemory(new InMemoryParticipant<>(resource)) {
       @Override

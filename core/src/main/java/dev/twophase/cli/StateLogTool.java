@@ -42,10 +42,19 @@ import java.util.List;
  *
  * <p>Exit status: 0 when the log was read, 1 when it is damaged (the message names file and
  * offset) or a state cannot be decoded, 2 on bad usage, an unreadable directory or a directory
- * that holds no state log.
+ * that holds no state log, 3 when {@code --coordinator} names an id the log does not hold (the
+ * message lists the ids it holds).
+ *
+ * <p>Design note: a missing coordinator gets a status of its own, as {@code grep} and {@code git
+ * config --get} give "nothing found" one apart from "could not read", so that a script can tell a
+ * mistyped or retired id from a damaged log; nothing is printed to standard output then, so a
+ * pipeline into {@code jq} does not go on with an empty document.
  */
 @PublicEvolving
 public final class StateLogTool {
+
+  /** Most coordinator ids a "no coordinator" message lists (a log may hold one per partition). */
+  private static final int MAX_IDS_LISTED = 50;
 
   private final PrintStream out;
   private final Clock clock;
@@ -110,6 +119,10 @@ public final class StateLogTool {
       }
       return 2;
     }
+    if (only != null && snapshot.coordinator(only).isEmpty()) {
+      err.println(notInLog(snapshot, only));
+      return 3;
+    }
     StateLogTool tool = new StateLogTool(out, clock);
     try {
       if (json) {
@@ -122,6 +135,25 @@ public final class StateLogTool {
       return 1;
     }
     return 0;
+  }
+
+  private static String notInLog(StateLogSnapshot snapshot, String id) {
+    if (snapshot.coordinators().isEmpty()) {
+      return "no coordinator '" + id + "' in state log " + snapshot.directory()
+          + ": it holds no coordinator yet";
+    }
+    StringBuilder m = new StringBuilder("no coordinator '").append(id).append("' in state log ")
+        .append(snapshot.directory()).append("; it holds ");
+    int listed = 0;
+    for (String held : snapshot.coordinators().keySet()) {
+      if (listed == MAX_IDS_LISTED) {
+        m.append(" and ").append(snapshot.coordinators().size() - listed)
+            .append(" more (run without --coordinator to see all)");
+        break;
+      }
+      m.append(listed++ == 0 ? "'" : ", '").append(held).append("'");
+    }
+    return m.toString();
   }
 
   private static int usage(PrintStream to, String problem) {
@@ -141,12 +173,10 @@ public final class StateLogTool {
         s.segments().size(), s.totalBytes());
     s.tailInProgress().ifPresent(t -> out.printf(
         "  tail in progress: %d byte(s) at offset %d of %s (%s)%n", t.bytes(), t.offset(), t.file().getFileName(), t.reason()));
-    int shown = 0;
     for (StateLogSnapshot.Coordinator c : s.coordinators().values()) {
       if (only != null && !only.equals(c.coordinatorId())) {
         continue;
       }
-      shown++;
       out.printf("%ncoordinator %s%n", c.coordinatorId());
       if (c.lastState().isEmpty()) {
         out.printf("  no state recorded; last completed checkpoint %d%n", c.lastCompletedCheckpointId());
@@ -178,9 +208,6 @@ public final class StateLogTool {
       if (r.application() != null) {
         out.printf("  application snapshot v%d: %s%n", r.application().version(), show(r.application().bytes()));
       }
-    }
-    if (only != null && shown == 0) {
-      out.printf("%nno coordinator '%s' in this log%n", only);
     }
   }
 

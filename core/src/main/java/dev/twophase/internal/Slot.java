@@ -73,7 +73,13 @@ final class Slot<T, C> {
   }
 
   byte[] encode(T handle) throws Exception {
-    byte[] bytes = transactionCodec.encode(handle);
+    byte[] bytes;
+    try {
+      bytes = transactionCodec.encode(handle);
+    } catch (Exception e) {
+      throw new dev.twophase.FatalTwoPhaseException("participant '" + name + "': its transaction codec (version "
+          + transactionCodec.version() + ") could not encode " + handle + ": " + e, e, -1, name);
+    }
     if (bytes == null) {
       throw new IllegalStateException("participant '" + name + "': its transaction codec returned null for " + handle);
     }

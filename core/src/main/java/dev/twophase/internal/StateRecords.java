@@ -1,6 +1,7 @@
 package dev.twophase.internal;
 
 import dev.twophase.CoordinatorState;
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.internal.StateCodec.Blob;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.StateCodec.HandleRecord;
@@ -37,9 +38,7 @@ final class StateRecords {
       HandleRecord current = slot.current == null
           ? null
           : new HandleRecord(slot.currentCheckpointId, slot.currentBegunAt, slot.encode(slot.current));
-      Blob context = slot.context.isPresent()
-          ? new Blob(slot.contextCodec.version(), slot.contextCodec.encode(slot.context.get()))
-          : null;
+      Blob context = slot.context.isPresent() ? encodeContext(slot) : null;
       participants.add(new ParticipantRecord(
           slot.name, slot.transactionCodec.version(), context, handles, current));
     }
@@ -47,5 +46,14 @@ final class StateRecords {
         StateCodec.FORMAT, core.coordinatorId, core.logId, checkpointId, core.ownerEpoch,
         core.config.clock().millis(), core.lifecycle.state() == CoordinatorState.FINISHED,
         participants, application));
+  }
+
+  private static Blob encodeContext(Slot<Object, Object> slot) {
+    try {
+      return new Blob(slot.contextCodec.version(), slot.contextCodec.encode(slot.context.get()));
+    } catch (Exception e) {
+      throw new FatalTwoPhaseException("participant '" + slot.name + "': its context codec (version "
+          + slot.contextCodec.version() + ") could not encode its context: " + e, e, -1, slot.name);
+    }
   }
 }

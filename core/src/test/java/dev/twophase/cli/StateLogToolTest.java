@@ -138,6 +138,33 @@ class StateLogToolTest {
     assertTrue(err.toString().contains("format 99"), err.toString());
   }
 
+  /** Hardening 2, item 6: a mistyped id exited 0 with "no coordinator 'ordrs' in this log". */
+  @Test
+  void aCoordinatorNotInTheLogExitsWithThreeAndListsTheIdsItHolds() {
+    writeLog();
+    try (FileStateLog log = FileStateLog.open(dir)) {
+      log.open("payments").appendState(1, "{}".getBytes(StandardCharsets.UTF_8));
+    }
+    for (String[] args : new String[][] {
+        {dir.toString(), "--coordinator", "ordrs"}, {dir.toString(), "--json", "--coordinator", "ordrs"}}) {
+      out.reset();
+      err.reset();
+      assertEquals(3, run(args), err.toString());
+      assertTrue(err.toString().contains("no coordinator 'ordrs' in state log " + dir.toAbsolutePath()
+          + "; it holds 'orders', 'payments'"), err.toString());
+      assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  @Test
+  void aCoordinatorAskedOfALogWithoutCoordinatorsExitsWithThree() {
+    try (FileStateLog log = FileStateLog.open(dir)) {
+      log.logId();
+    }
+    assertEquals(3, run(dir.toString(), "--coordinator", "orders"), err.toString());
+    assertTrue(err.toString().contains("it holds no coordinator yet"), err.toString());
+  }
+
   @Test
   void usageErrorsExitWithTwo() {
     assertEquals(2, run());

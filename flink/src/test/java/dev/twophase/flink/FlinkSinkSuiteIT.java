@@ -109,17 +109,35 @@ class FlinkSinkSuiteIT extends SinkTestSuiteBase<String> {
       this.dir = dir;
     }
 
+    /**
+     * The regular files below the directory, sorted. The job renames in-progress parts while the
+     * walk runs, and a walk that meets an entry gone since it listed its directory fails; then the
+     * listing is taken again (committed files are never renamed, so they are found the next time).
+     */
+    private List<Path> files() {
+      for (int attempt = 1; ; attempt++) {
+        try (Stream<Path> s = Files.walk(dir)) {
+          return s.filter(Files::isRegularFile).sorted().toList();
+        } catch (UncheckedIOException | IOException e) {
+          Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
+          if (!(cause instanceof java.nio.file.NoSuchFileException) || attempt >= 100) {
+            throw e instanceof UncheckedIOException u ? u : new UncheckedIOException((IOException) e);
+          }
+        }
+      }
+    }
+
     @Override
     public List<String> poll(Duration timeout) {
       List<String> lines = new ArrayList<>();
-      try (Stream<Path> s = Files.walk(dir)) {
-        for (Path f : s.filter(Files::isRegularFile).sorted().toList()) {
-          if (f.getFileName().toString().startsWith("part-") && read.add(f)) {
+      for (Path f : files()) {
+        if (f.getFileName().toString().startsWith("part-") && read.add(f)) {
+          try {
             lines.addAll(Files.readAllLines(f, StandardCharsets.UTF_8));
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
           }
         }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
       }
       if (lines.isEmpty()) {
         try {

@@ -17,7 +17,7 @@ import org.apache.flink.api.common.state.CheckpointListener;
  *   <li>{@link Kind#EARLY}: a few records into an attempt, before any checkpoint of the attempt
  *       completed, so that the next attempt restores the same checkpoint as this one did;
  *   <li>{@link Kind#AT_COMMIT}: once a checkpoint of the attempt completed, while another subtask's
- *       committer is inside a commit that {@link #slowCommits} holds open, so that the cancellation
+ *       committer is inside a commit that {@link #heldCommits} holds open, so that the cancellation
  *       interrupts it ({@link #interruptedCommits} counts those).
  * </ul>
  * Any subtask takes the next failure of the plan when its condition holds. Upstream of the keyed
@@ -36,6 +36,7 @@ final class EarlyFailingMap extends RichMapFunction<String, String> implements C
   private static final Map<String, Long> SEEDS = new ConcurrentHashMap<>();
   private static final Map<String, AtomicInteger> COMMITTING = new ConcurrentHashMap<>();
   private static final Map<String, AtomicInteger> INTERRUPTED = new ConcurrentHashMap<>();
+  private static final Map<String, AtomicInteger> NOT_INTERRUPTED = new ConcurrentHashMap<>();
 
   private final String key;
   private transient volatile boolean checkpointCompleted;
@@ -63,6 +64,7 @@ final class EarlyFailingMap extends RichMapFunction<String, String> implements C
     SEEDS.put(key, seed);
     COMMITTING.put(key, new AtomicInteger());
     INTERRUPTED.put(key, new AtomicInteger());
+    NOT_INTERRUPTED.put(key, new AtomicInteger());
     NEXT.put(key, new AtomicInteger());
     return PLANS.get(key);
   }
@@ -73,31 +75,46 @@ final class EarlyFailingMap extends RichMapFunction<String, String> implements C
   }
 
   /**
-   * A hook for {@link HookedFiles} that, while the next planned failure is at a commit, holds each
-   * commit open for up to 200 ms, so that the failure happens inside it.
+   * A hook for {@link HookedFiles} that, while the next planned failure is at a commit, holds one
+   * live commit at a time (not a restored one's {@code recoverAndCommit}) open until the task's cancellation interrupts it (at most 30 s), so that the
+   * failure happens inside it. The interrupt is then kept and the commit goes on, so that the
+   * participants after this one commit on an interrupted thread, as a live Kafka commit does when
+   * Flink cancels its task: the broker may have the commit request while the caller sees an
+   * {@code InterruptException}.
    */
-  static HookedFiles.Hook slowCommits(String key) {
+  static HookedFiles.Hook heldCommits(String key) {
     return (point, transaction, base) -> {
       List<Kind> plan = PLANS.get(key);
       int i = NEXT.get(key).get();
-      if (!point.equals("commit") || i >= plan.size() || plan.get(i) != Kind.AT_COMMIT) {
+      if (!point.equals("commit") || HookedFiles.inRecoverAndCommit() || i >= plan.size()
+          || plan.get(i) != Kind.AT_COMMIT || !COMMITTING.get(key).compareAndSet(0, 1)) {
         return;
       }
-      COMMITTING.get(key).incrementAndGet();
       try {
-        Thread.sleep(200);
+        Thread.sleep(30_000);
+        NOT_INTERRUPTED.get(key).incrementAndGet();
       } catch (InterruptedException e) {
         INTERRUPTED.get(key).incrementAndGet();
-        throw e;
+        Thread.currentThread().interrupt();
       } finally {
-        COMMITTING.get(key).decrementAndGet();
+        COMMITTING.get(key).set(0);
       }
     };
   }
 
-  /** How many commits held open by {@link #slowCommits} the cancellation interrupted. */
+  /** How many commits held open by {@link #heldCommits} the cancellation interrupted. */
   static int interruptedCommits(String key) {
     return INTERRUPTED.get(key).get();
+  }
+
+  /** How many commits held open by {@link #heldCommits} waited their 30 s without an interrupt. */
+  static int uninterruptedCommits(String key) {
+    return NOT_INTERRUPTED.get(key).get();
+  }
+
+  /** How many failures of the plan are at a commit. */
+  static long atCommit(String key) {
+    return PLANS.get(key).stream().filter(k -> k == Kind.AT_COMMIT).count();
   }
 
   @Override
@@ -123,9 +140,19 @@ final class EarlyFailingMap extends RichMapFunction<String, String> implements C
       records++;
       boolean due = switch (plan.get(i)) {
         case EARLY -> !checkpointCompleted && records >= earlyAfter;
-        case AT_COMMIT -> checkpointCompleted && COMMITTING.get(key).get() > 0;
+        // each held commit is claimed by one failure (1 -> 2), so that every such failure has its own
+        case AT_COMMIT -> checkpointCompleted && COMMITTING.get(key).get() == 1;
       };
-      if (due && next.compareAndSet(i, i + 1)) {
+      if (due && plan.get(i) == Kind.AT_COMMIT && !COMMITTING.get(key).compareAndSet(1, 2)) {
+        due = false;
+      }
+      if (due && !next.compareAndSet(i, i + 1)) {
+        due = false;
+        if (plan.get(i) == Kind.AT_COMMIT) {
+          COMMITTING.get(key).compareAndSet(2, 1);
+        }
+      }
+      if (due) {
         throw new FailingMap.ExpectedFailure("planned failure " + (i + 1) + " of " + plan.size() + " ("
             + plan.get(i) + ") after " + records + " records of attempt "
             + getRuntimeContext().getTaskInfo().getAttemptNumber());

@@ -32,8 +32,9 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
     RetirementListener<FileTransaction> {
 
   /**
-   * Called at {@code "begin"} (after the begin), {@code "preCommit"}, {@code "commit"}
-   * (recoverAndCommit) and {@code "abort"} with the handle.
+   * Called at {@code "begin"} (after the begin), {@code "preCommit"}, {@code "commit"} (before the
+   * commit or recoverAndCommit), {@code "committed"} (after it returned) and {@code "abort"} with
+   * the handle.
    */
   @FunctionalInterface
   interface Hook extends Serializable {
@@ -41,6 +42,7 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
   }
 
   private static final Map<String, AtomicInteger> OPEN = new ConcurrentHashMap<>();
+  private static final ThreadLocal<Boolean> RECOVERING = new ThreadLocal<>();
   private static final Map<String, Set<String>> RETIRED = new ConcurrentHashMap<>();
   private static final Set<String> RETIRED_UNCOMMITTED = ConcurrentHashMap.newKeySet();
   private static final Map<String, AtomicInteger> EARLIER_RETIRED = new ConcurrentHashMap<>();
@@ -82,6 +84,11 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
     return n == null ? 0 : n.get();
   }
 
+  /** Whether the calling hook runs inside a {@code recoverAndCommit} (else a live {@code commit}). */
+  static boolean inRecoverAndCommit() {
+    return RECOVERING.get() != null;
+  }
+
   /** How many participants on {@code dir} were created and not closed. */
   static int notClosed(String dir) {
     AtomicInteger n = OPEN.get(dir);
@@ -114,13 +121,22 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
   @Override
   public CommitOutcome commit(FileTransaction transaction) throws Exception {
     hook.at("commit", transaction, files.baseDirectory());
-    return files.commit(transaction);
+    CommitOutcome outcome = files.commit(transaction);
+    hook.at("committed", transaction, files.baseDirectory());
+    return outcome;
   }
 
   @Override
   public CommitOutcome recoverAndCommit(FileTransaction transaction) throws Exception {
-    hook.at("commit", transaction, files.baseDirectory());
-    return files.recoverAndCommit(transaction);
+    RECOVERING.set(true);
+    try {
+      hook.at("commit", transaction, files.baseDirectory());
+      CommitOutcome outcome = files.recoverAndCommit(transaction);
+      hook.at("committed", transaction, files.baseDirectory());
+      return outcome;
+    } finally {
+      RECOVERING.remove();
+    }
   }
 
   @Override

@@ -1,7 +1,14 @@
 package dev.twophase.flink;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.stream.Stream;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -55,5 +62,23 @@ final class Jobs {
   /** The numbers {@code 0 .. count-1} as strings, from a checkpointed (restartable, rescalable) source. */
   static DataStream<String> numbers(StreamExecutionEnvironment env, long count) {
     return env.fromSequence(0, count - 1).map(String::valueOf).name("numbers").uid("numbers");
+  }
+
+  /** Settings that keep a job's checkpoints under {@code directory} when it fails or is cancelled. */
+  static Configuration retainedCheckpoints(Path directory) {
+    return new Configuration()
+        .set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, directory.toUri().toString())
+        .set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+  }
+
+  /** The newest checkpoint retained under {@code directory}, as a path to restore. */
+  static String latestCheckpoint(Path directory) throws IOException {
+    try (Stream<Path> s = Files.walk(directory)) {
+      return s.filter(p -> p.getFileName().toString().equals("_metadata"))
+          .map(Path::getParent)
+          .max(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring("chk-".length()))))
+          .orElseThrow(() -> new AssertionError("no retained checkpoint under " + directory))
+          .toUri().toString();
+    }
   }
 }

@@ -8,14 +8,10 @@ import dev.twophase.file.FileTransaction;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
-import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
@@ -55,9 +51,7 @@ class ScaleDownAfterFailureIT {
       out = tmp.resolve("out-" + attempt);
       checkpoints = tmp.resolve("checkpoints-" + attempt);
       FailingMap.plan(key, 1);
-      StreamExecutionEnvironment first = Jobs.env(3, 100, 0, null, new Configuration()
-          .set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString())
-          .set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION, ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION));
+      StreamExecutionEnvironment first = Jobs.env(3, 100, 0, null, Jobs.retainedCheckpoints(checkpoints));
       Jobs.numbers(first, n)
           .map(new FailingMap(key)).uid("failing")
           .sinkTo(TwoPhaseSink.<String>builder("down")
@@ -71,7 +65,7 @@ class ScaleDownAfterFailureIT {
     assertTrue(LEFT.stream().map(ScaleDownAfterFailureIT::lineage).distinct().count() > 1,
         "leftovers of several lineages after 5 attempts: " + LEFT);
 
-    StreamExecutionEnvironment second = Jobs.env(1, 100, 0, latestCheckpoint(checkpoints));
+    StreamExecutionEnvironment second = Jobs.env(1, 100, 0, Jobs.latestCheckpoint(checkpoints));
     Jobs.numbers(second, n)
         .map(new FailingMap(key)).uid("failing")
         .sinkTo(TwoPhaseSink.<String>builder("down")
@@ -101,13 +95,4 @@ class ScaleDownAfterFailureIT {
     return file.substring(".part-down-files-".length()).split("-")[0];
   }
 
-  private static String latestCheckpoint(Path checkpoints) throws IOException {
-    try (Stream<Path> s = Files.walk(checkpoints)) {
-      return s.filter(p -> p.getFileName().toString().equals("_metadata"))
-          .map(Path::getParent)
-          .max(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring("chk-".length()))))
-          .orElseThrow(() -> new AssertionError("no retained checkpoint under " + checkpoints))
-          .toUri().toString();
-    }
-  }
 }

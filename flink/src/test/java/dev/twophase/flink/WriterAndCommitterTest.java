@@ -292,6 +292,7 @@ class WriterAndCommitterTest {
 
     TwoPhaseWriter<String> second = open(spec, 0, 1, List.of(state));
     // (recoverAndAbort of the open handle reaches no hook)
+    points.removeIf(point -> point.startsWith("committed "));
     assertEquals(2, points.size(), "commit the pending, then begin: " + points);
     assertTrue(points.get(0).startsWith("commit ") && points.get(0).endsWith("-0"), points.toString());
     assertTrue(points.get(1).startsWith("begin "), points.toString());

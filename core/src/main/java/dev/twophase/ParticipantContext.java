@@ -1,6 +1,8 @@
 package dev.twophase;
 
 import dev.twophase.annotation.PublicEvolving;
+import java.time.Duration;
+import java.util.Optional;
 
 /** Who a participant works for; passed to every life-cycle call that creates resources. */
 @PublicEvolving
@@ -50,5 +52,17 @@ public interface ParticipantContext {
    */
   default int maxPendingCheckpoints() {
     return 0;
+  }
+
+  /**
+   * The time between the checkpoints the coordinator takes on its own
+   * ({@link CoordinatorConfig#checkpointInterval()}), or empty if it has none: checkpoints taken
+   * only on demand, by record count, or by an engine that drives an {@link EmbeddedCoordinator}. A
+   * participant whose resource expires open transactions (Kafka's {@code transaction.timeout.ms},
+   * say) compares its timeout with this at start-up, so that the application gives the interval
+   * once.
+   */
+  default Optional<Duration> checkpointInterval() {
+    return Optional.empty();
   }
 }

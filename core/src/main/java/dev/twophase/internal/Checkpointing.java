@@ -43,7 +43,7 @@ public final class Checkpointing {
       try {
         handle = slot.participant.beginTransaction(new Contexts.Transaction<>(
             core.coordinatorId, slot.name, slot.namePrefix, core.ownerEpoch,
-            core.config.maxPendingCheckpoints(), checkpointId, slot.sequence++, slot.context));
+            core.config.maxPendingCheckpoints(), core.config.checkpointInterval(), checkpointId, slot.sequence++, slot.context));
       } catch (FatalTwoPhaseException e) {
         throw e;
       } catch (Exception e) {

@@ -97,7 +97,7 @@ final class Commits {
       }
       try {
         slot.retirement.onEarlierIncarnationsRetired(
-            slot.participantContext(core.coordinatorId, core.ownerEpoch, core.config.maxPendingCheckpoints()));
+            slot.participantContext(core.coordinatorId, core.ownerEpoch, core.config));
       } catch (Exception | Error e) {
         core.log.warn("coordinator {}: participant '{}' failed to retire the transactions of earlier "
             + "incarnations; it may try again at its next start", core.coordinatorId, slot.name, e);

@@ -3,6 +3,7 @@ package dev.twophase.internal;
 import dev.twophase.ParticipantContext;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -19,6 +20,7 @@ final class Contexts {
       String transactionNamePrefix,
       long ownerEpoch,
       int maxPendingCheckpoints,
+      Optional<Duration> checkpointInterval,
       long checkpointId,
       long sequence,
       Optional<C> userContext)
@@ -36,6 +38,7 @@ final class Contexts {
       String transactionNamePrefix,
       long ownerEpoch,
       int maxPendingCheckpoints,
+      Optional<Duration> checkpointInterval,
       List<T> handledTransactions,
       Optional<C> userContext,
       long lastCheckpointId)
@@ -53,6 +56,7 @@ final class Contexts {
       String participantName,
       String transactionNamePrefix,
       long ownerEpoch,
-      int maxPendingCheckpoints)
+      int maxPendingCheckpoints,
+      Optional<Duration> checkpointInterval)
       implements ParticipantContext {}
 }

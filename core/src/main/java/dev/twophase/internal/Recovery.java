@@ -54,7 +54,7 @@ final class Recovery {
     for (Slot<Object, Object> slot : core.slots) {
       try {
         slot.participant.finishRecoveringContext(slot.recoveryContext(
-            core.coordinatorId, epoch, core.config.maxPendingCheckpoints(),
+            core.coordinatorId, epoch, core.config,
             handled.get(slot.index), core.lastCheckpointId));
       } catch (FatalTwoPhaseException ex) {
         throw ex;
@@ -105,7 +105,7 @@ final class Recovery {
             : Optional.ofNullable(decode(slot.contextCodec, p.context(), slot, "context"));
       } else {
         Optional<Object> initial = slot.participant.initializeUserContext(
-            slot.participantContext(core.coordinatorId, core.ownerEpoch, core.config.maxPendingCheckpoints()));
+            slot.participantContext(core.coordinatorId, core.ownerEpoch, core.config));
         slot.context = initial == null ? Optional.empty() : initial;
       }
     }

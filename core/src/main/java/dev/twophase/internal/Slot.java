@@ -1,6 +1,7 @@
 package dev.twophase.internal;
 
 import dev.twophase.Codec;
+import dev.twophase.CoordinatorConfig;
 import dev.twophase.Participant;
 import dev.twophase.RecordWriter;
 import dev.twophase.RetirementListener;
@@ -86,13 +87,15 @@ final class Slot<T, C> {
     return bytes;
   }
 
-  Contexts.Participant participantContext(String coordinatorId, long epoch, int maxPending) {
-    return new Contexts.Participant(coordinatorId, name, namePrefix, epoch, maxPending);
+  Contexts.Participant participantContext(String coordinatorId, long epoch, CoordinatorConfig config) {
+    return new Contexts.Participant(coordinatorId, name, namePrefix, epoch, config.maxPendingCheckpoints(),
+        config.checkpointInterval());
   }
 
   Contexts.Recovery<T, C> recoveryContext(
-      String coordinatorId, long epoch, int maxPending, List<T> handled, long lastCheckpointId) {
-    return new Contexts.Recovery<>(coordinatorId, name, namePrefix, epoch, maxPending, handled, context, lastCheckpointId);
+      String coordinatorId, long epoch, CoordinatorConfig config, List<T> handled, long lastCheckpointId) {
+    return new Contexts.Recovery<>(coordinatorId, name, namePrefix, epoch, config.maxPendingCheckpoints(),
+        config.checkpointInterval(), handled, context, lastCheckpointId);
   }
 
   @Override

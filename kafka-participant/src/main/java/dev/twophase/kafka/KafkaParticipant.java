@@ -288,7 +288,8 @@ public final class KafkaParticipant<IN>
       LOG.info("{}: aborted the transaction an earlier incarnation left open on {}", name, id);
       faults.reached(AFTER_LINGERING_ABORT);
     }
-    StartupChecks.warnAboutTimeouts(name, a, adminTimeout, settings.transactionTimeout(), checkpointInterval);
+    StartupChecks.warnAboutTimeouts(name, a, adminTimeout, settings.transactionTimeout(),
+        checkpointInterval != null ? checkpointInterval : context.checkpointInterval().orElse(null));
   }
 
   @Override
@@ -513,7 +514,13 @@ public final class KafkaParticipant<IN>
       return this;
     }
 
-    /** The application's checkpoint interval, for the start-up warning about transaction.timeout.ms. */
+    /**
+     * The checkpoint interval, for the start-up warning about a {@code transaction.timeout.ms} not
+     * longer than it. Not needed under a {@link dev.twophase.Coordinator} with
+     * {@link dev.twophase.CoordinatorConfig.Builder#checkpointInterval}, whose interval the
+     * participant reads from its context; set it where an engine takes the checkpoints (Flink, an
+     * {@link dev.twophase.EmbeddedCoordinator}), and it overrides the coordinator's.
+     */
     public Builder<IN> checkpointInterval(Duration interval) {
       this.checkpointInterval = Objects.requireNonNull(interval, "interval");
       return this;

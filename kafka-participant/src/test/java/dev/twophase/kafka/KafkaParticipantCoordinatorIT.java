@@ -284,6 +284,29 @@ class KafkaParticipantCoordinatorIT {
     return names;
   }
 
+  /**
+   * The start-up warning about a transaction.timeout.ms not longer than the checkpoint interval
+   * takes the interval from the coordinator's configuration; the participant's builder need not
+   * repeat it.
+   */
+  @Test
+  void theTimeoutWarningTakesTheIntervalFromTheCoordinator() throws Exception {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, StandardCharsets.UTF_8));
+    try (FileStateLog log = FileStateLog.open(tmp.resolve("state-interval"));
+        Coordinator c = Coordinator.builder("interval", log)
+            .participant("kafka", sink(Map.of(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 20_000)).build())
+            .config(CoordinatorConfig.custom().checkpointInterval(Duration.ofSeconds(30)).build())
+            .build()) {
+      c.checkpoint().awaitCommitted(Duration.ofSeconds(30));
+    } finally {
+      System.setErr(err);
+    }
+    String logged = captured.toString(StandardCharsets.UTF_8);
+    assertTrue(logged.contains("transaction.timeout.ms=20000 is not longer than the checkpoint interval PT30S"), logged);
+  }
+
   private static void awaitThreads(int expected) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
     while (kafkaClientThreads().size() > expected && System.nanoTime() < deadline) {

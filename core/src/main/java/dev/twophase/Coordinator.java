@@ -205,7 +205,8 @@ public final class Coordinator implements AutoCloseable {
     core.reached(ProtocolPoint.AFTER_LOG_APPEND);
     PendingCheckpoint decided = core.decided(prepared);
     Duration took = Duration.ofNanos(core.config().ticker().read() - start);
-    LOG.info("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId(), id, took.toMillis());
+    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId(), id,
+        took.toMillis());
     core.listener().onCheckpointDecided(core.coordinatorId(), id, took);
     committer.retireLater(prepared.retirable());
     committer.drainLater();

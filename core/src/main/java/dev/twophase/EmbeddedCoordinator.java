@@ -73,7 +73,7 @@ public final class EmbeddedCoordinator implements AutoCloseable {
     core.pending().awaitRoom(core.coordinatorId(), checkpointId);
     Prepared prepared = core.prepare(checkpointId);
     core.decided(prepared); // pending from now on: later snapshots carry it until it is committed
-    LOG.debug("coordinator {}: snapshot of checkpoint {}", core.coordinatorId(), checkpointId);
+    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: snapshot of checkpoint {}", core.coordinatorId(), checkpointId);
     return prepared.state();
   }
 
@@ -102,7 +102,7 @@ public final class EmbeddedCoordinator implements AutoCloseable {
         throw e;
       }
       core.completed(checkpoint, false);
-      LOG.info("coordinator {}: checkpoint {} committed (notified {})",
+      CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} committed (notified {})",
           core.coordinatorId(), checkpoint.id(), checkpointId);
     }
   }

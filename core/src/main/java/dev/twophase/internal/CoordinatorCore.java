@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongConsumer;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The protocol engine shared by both ways of driving a coordinator. It holds the participants and
@@ -37,6 +38,13 @@ import org.slf4j.Logger;
  */
 @Internal
 public final class CoordinatorCore {
+
+  /**
+   * The logger of the lines a coordinator writes for every checkpoint (decided, committed), at
+   * DEBUG: apart from the front-end's own logger, which keeps start-up, recovery, retries and
+   * failures, so that an application can see those without a line per checkpoint.
+   */
+  public static final Logger CHECKPOINTS = LoggerFactory.getLogger("dev.twophase.checkpoints");
 
   /** A participant as registered with a builder. */
   public record Registration(String name, Participant<?, ?> participant) {}

@@ -2,7 +2,12 @@ package dev.twophase.testing;
 
 import dev.twophase.annotation.Experimental;
 import dev.twophase.FaultInjector;
+import dev.twophase.ProtocolPoint;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,28 +49,62 @@ public final class CrashInjector implements FaultInjector {
   }
 
   /**
-   * Parses {@code POINT} or {@code POINT:HIT} (hit 1 if omitted); a null or blank spec gives
-   * {@link FaultInjector#none()}.
+   * Parses {@code POINT} or {@code POINT:HIT} (hit 1 if omitted) naming a {@link ProtocolPoint}; a
+   * null or blank spec gives {@link FaultInjector#none()}. A participant's own points need
+   * {@link #parse(String, Collection)}.
    *
-   * @throws IllegalArgumentException if the hit is not a number >= 1
+   * @throws IllegalArgumentException if the hit is not a number >= 1, or the point is not a
+   *     {@link ProtocolPoint} (the message lists them)
    */
   public static FaultInjector parse(String spec) {
+    return parse(spec, List.of());
+  }
+
+  /**
+   * As {@link #parse(String)}, the point a {@link ProtocolPoint} or one of {@code otherPoints} (the
+   * participants' own points that the program can reach, such as the file participant's
+   * {@code FilePoints}). A name that is neither is refused: it would never be reached, and the
+   * program would run to its end without crashing.
+   *
+   * @throws IllegalArgumentException if the spec is malformed or its point is not known; the
+   *     message lists the known points
+   */
+  public static FaultInjector parse(String spec, Collection<String> otherPoints) {
+    Objects.requireNonNull(otherPoints, "otherPoints");
     if (spec == null || spec.isBlank()) {
       return FaultInjector.none();
     }
     String s = spec.trim();
     int colon = s.lastIndexOf(':');
-    if (colon < 0) {
-      return haltAt(s, 1);
+    String point = colon < 0 ? s : s.substring(0, colon);
+    long hit = 1;
+    if (colon >= 0) {
+      try {
+        hit = Long.parseLong(s.substring(colon + 1));
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "crash spec '" + spec + "': expected POINT or POINT:HIT with HIT a number >= 1", e);
+      }
     }
-    long hit;
-    try {
-      hit = Long.parseLong(s.substring(colon + 1));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(
-          "crash spec '" + spec + "': expected POINT or POINT:HIT with HIT a number >= 1", e);
+    Set<String> known = knownPoints(otherPoints);
+    if (!known.contains(point)) {
+      throw new IllegalArgumentException("crash spec '" + spec + "': no such point '" + point
+          + "', so the program would never crash; known points: " + String.join(", ", known)
+          + (otherPoints.isEmpty() ? " (pass a participant's own points to parse(spec, otherPoints))" : ""));
     }
-    return haltAt(s.substring(0, colon), hit);
+    return haltAt(point, hit);
+  }
+
+  /** The {@link ProtocolPoint} names and {@code otherPoints}, sorted. */
+  public static Set<String> knownPoints(Collection<String> otherPoints) {
+    Set<String> known = new TreeSet<>();
+    for (ProtocolPoint p : ProtocolPoint.values()) {
+      known.add(p.name());
+    }
+    for (String p : otherPoints) {
+      known.add(Objects.requireNonNull(p, "a point name"));
+    }
+    return known;
   }
 
   /** The point this injector halts at. */

@@ -54,7 +54,8 @@ public final class ConsumeTransformProduceChild {
     String input = args[2];
     String output = args[3];
     int k = Integer.parseInt(args[5]);
-    FaultInjector faults = CrashInjector.parse(System.getProperty(CRASH_AT));
+    FaultInjector faults = CrashInjector.parse(System.getProperty(CRASH_AT), List.of(KafkaParticipant.AFTER_FLUSH,
+        KafkaParticipant.AFTER_COMMIT, KafkaParticipant.AFTER_RECOVERY_COMMIT, KafkaParticipant.AFTER_LINGERING_ABORT));
 
     try (StateLog log = ChildProgram.openLog(Path.of(args[1]), 0);
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(

@@ -170,6 +170,7 @@ public final class EmbeddedCoordinator implements AutoCloseable {
     private final CoreSpec spec;
     private byte[] restoredState;
     private long ownerEpoch = -1;
+    private String lineage;
 
     private Builder(String coordinatorId) {
       this.spec = new CoreSpec(coordinatorId);
@@ -229,6 +230,34 @@ public final class EmbeddedCoordinator implements AutoCloseable {
     }
 
     /**
+     * The identity of this coordinator's lineage of checkpoints when it starts without restored
+     * state: the part of every transaction name after the coordinator and participant names (see
+     * {@link ParticipantContext#transactionNamePrefix()}). Give the same value at every fresh start
+     * of the same coordinator (a job's name and the engine's subtask index, say), and only there:
+     * then a fresh start's recovery finds, and aborts, what an earlier attempt of it left open or
+     * pre-committed before any of its checkpoints was restored (an attempt that failed before its
+     * first checkpoint completed), as Flink's Kafka sink aborts "all previous transactions". A
+     * restored state carries its own lineage, which wins over this one.
+     *
+     * <p>Without it, each fresh start makes a new random lineage, and what an earlier fresh
+     * attempt left behind is not this coordinator's to abort: it stays in its resources until
+     * their timeouts expire it. Never give one lineage to two coordinators of the same id that run
+     * at the same time: each would abort the other's transactions.
+     *
+     * @throws IllegalArgumentException if {@code lineage} is blank or longer than
+     *     {@value TransactionNames#MAX_PART_LENGTH} characters
+     */
+    public Builder lineage(String lineage) {
+      Objects.requireNonNull(lineage, "lineage");
+      if (lineage.isBlank() || lineage.length() > TransactionNames.MAX_PART_LENGTH) {
+        throw new IllegalArgumentException("lineage must be 1 to " + TransactionNames.MAX_PART_LENGTH
+            + " characters, not blank; was '" + lineage + "'");
+      }
+      this.lineage = lineage;
+      return this;
+    }
+
+    /**
      * Recovers from the restored state (commits its pending transactions, aborts its open ones),
      * then begins new transactions. Whatever fails, the participants are closed.
      *
@@ -246,7 +275,8 @@ public final class EmbeddedCoordinator implements AutoCloseable {
               + "the restored state, " + restoredEpoch + "; epochs must grow with every restart");
         }
         long epoch = ownerEpoch > 0 ? ownerEpoch : Incarnations.uniqueEpoch(restoredEpoch, spec.config().clock());
-        String lineage = record == null || record.logId() == null ? Incarnations.newLineageId() : record.logId();
+        String lineage = record != null && record.logId() != null ? record.logId()
+            : this.lineage != null ? this.lineage : Incarnations.newLineageId();
         // An engine's state has no completion marks: every pending transaction is re-committed.
         core.recover(record, 0, epoch, lineage, id -> {});
         core.beginAll(core.lastCheckpointId() + 1);

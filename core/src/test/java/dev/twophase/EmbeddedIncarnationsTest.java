@@ -2,10 +2,12 @@ package dev.twophase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.testing.InMemoryParticipant;
 import dev.twophase.testing.InMemoryResource;
+import dev.twophase.testing.InMemoryResource.TransactionState;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -84,5 +86,69 @@ class EmbeddedIncarnationsTest {
     live.notifyCheckpointComplete(2); // would throw TransactionLostException with shared names
     assertEquals(List.of("x"), resource.committedRecords());
     live.close();
+  }
+
+  /**
+   * An attempt that fails before its first checkpoint completes leaves a pre-committed and an open
+   * transaction; the engine starts the next attempt fresh. With the same lineage, the next
+   * attempt's recovery aborts both; with a new random lineage each time (no lineage given), they
+   * are not its own and stay.
+   */
+  @Test
+  void aFreshStartWithTheSameLineageAbortsWhatAnEarlierFreshAttemptLeft() {
+    Set<String> left = leftByAFailedFirstAttempt("job7.s0");
+    InMemoryParticipant<String> sink = new InMemoryParticipant<>(resource);
+    EmbeddedCoordinator next = builder(sink, Clock.systemUTC()).lineage("job7.s0").build();
+    for (String name : left) {
+      assertEquals(TransactionState.ABORTED, resource.state(name).orElseThrow(), name);
+    }
+    assertEquals(Set.of(next.currentTransaction(sink).name()), resource.openTransactions());
+    next.close();
+  }
+
+  @Test
+  void withoutALineageAnEarlierFreshAttemptsTransactionsAreNotOwn() {
+    Set<String> left = leftByAFailedFirstAttempt(null);
+    InMemoryParticipant<String> sink = new InMemoryParticipant<>(resource);
+    EmbeddedCoordinator next = builder(sink, Clock.systemUTC()).build();
+    assertTrue(resource.openTransactions().containsAll(left), resource.openTransactions().toString());
+    next.close();
+  }
+
+  @Test
+  void aRestoredStatesLineageWinsOverTheGivenOne() {
+    EmbeddedCoordinator first = builder(new InMemoryParticipant<>(resource), Clock.systemUTC()).lineage("a1").build();
+    byte[] state = first.snapshot(1);
+    first.notifyCheckpointComplete(1);
+    first.close();
+    InMemoryParticipant<String> sink = new InMemoryParticipant<>(resource);
+    EmbeddedCoordinator restored = builder(sink, Clock.systemUTC()).lineage("b2").restoreFrom(state).build();
+    assertTrue(restored.currentTransaction(sink).name().startsWith("job-sink-a1-"),
+        restored.currentTransaction(sink).name());
+    restored.close();
+  }
+
+  @Test
+  void aBlankOrOverlongLineageIsRefused() {
+    EmbeddedCoordinator.Builder b = EmbeddedCoordinator.builder("job");
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> b.lineage(" "))
+        .getMessage().contains("lineage must be 1 to 64 characters"));
+    assertThrows(IllegalArgumentException.class, () -> b.lineage("x".repeat(65)));
+  }
+
+  /** A first attempt, fresh, that writes, snapshots checkpoint 1 (never completed) and dies. */
+  private Set<String> leftByAFailedFirstAttempt(String lineage) {
+    InMemoryParticipant<String> sink = new InMemoryParticipant<>(resource);
+    EmbeddedCoordinator.Builder b = builder(sink, Clock.systemUTC());
+    if (lineage != null) {
+      b.lineage(lineage);
+    }
+    EmbeddedCoordinator first = b.build();
+    first.output(sink).write("a");
+    first.snapshot(1);
+    first.output(sink).write("b");
+    Set<String> left = resource.openTransactions();
+    assertEquals(2, left.size(), "checkpoint 1's pre-committed transaction and the open one: " + left);
+    return left; // not closed: the attempt is gone
   }
 }

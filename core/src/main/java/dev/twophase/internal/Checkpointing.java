@@ -257,7 +257,7 @@ public final class Checkpointing {
         beginAll(id + 1);
       }
       core.resetRecordCounts();
-      core.restoreApplication();
+      core.restoreApplication(id);
     } catch (Exception e) {
       TwoPhaseException fatal = new FatalTwoPhaseException(
           "after checkpoint " + id + " failed, the coordinator could not start over: " + e.getMessage(),

@@ -325,8 +325,11 @@ public final class CoordinatorCore {
     commits.earlierIncarnationsRetired();
   }
 
-  /** Gives the application the last decided snapshot: every record after it is written again. */
-  void restoreApplication() throws Exception {
+  /**
+   * Gives the application the last decided snapshot: every record after it is written again; at
+   * start-up if {@code failedCheckpointId} is negative, else after that checkpoint failed.
+   */
+  void restoreApplication(long failedCheckpointId) throws Exception {
     Blob snapshot = lastApplicationSnapshot;
     if (applicationState == null || snapshot == null) {
       return;
@@ -339,7 +342,11 @@ public final class CoordinatorCore {
           "cannot decode the application snapshot of checkpoint " + lastCheckpointId
               + " of coordinator '" + coordinatorId + "': " + e.getMessage(), e, lastCheckpointId, null);
     }
-    applicationState.restore(decoded, lastCheckpointId);
+    if (failedCheckpointId < 0) {
+      applicationState.restore(decoded, lastCheckpointId);
+    } else {
+      applicationState.restoreAfterFailedCheckpoint(decoded, lastCheckpointId, failedCheckpointId);
+    }
   }
 
   // ---------------------------------------------------------------- finish, abort, close

@@ -65,7 +65,7 @@ final class Recovery {
             ex, core.lastCheckpointId, slot.name);
       }
     }
-    core.restoreApplication();
+    core.restoreApplication(-1);
   }
 
   private Map<String, ParticipantRecord> restoredParticipants(CoordinatorRecord record) {

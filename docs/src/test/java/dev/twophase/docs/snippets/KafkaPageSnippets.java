@@ -14,11 +14,14 @@ import dev.twophase.kafka.KafkaParticipant;
 import dev.twophase.kafka.RecordMapper;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -119,25 +122,51 @@ final class KafkaPageSnippets {
     record Position(String topic, int partition, long next) {}
     record Positions(List<Position> partitions) {}                // the snapshot, as JSON
     Map<TopicPartition, Long> position = new HashMap<>();          // next offset per partition
+    BiConsumer<Positions, Long> keep = (restored, checkpointId) -> {
+      position.clear();
+      restored.partitions().forEach(p ->
+          position.put(new TopicPartition(p.topic(), p.partition()), p.next()));
+    };
     ApplicationState<Positions> state = ApplicationState.of(
         Codecs.json(Positions.class),
         checkpointId -> new Positions(position.entrySet().stream()
             .map(e -> new Position(e.getKey().topic(), e.getKey().partition(), e.getValue()))
             .toList()),
-        (restored, checkpointId) -> {                              // at start-up, and after a
-          position.clear();                                        // failed checkpoint
-          restored.partitions().forEach(p ->
-              position.put(new TopicPartition(p.topic(), p.partition()), p.next()));
-        });
+        keep,                                                      // at start-up: nothing assigned yet
+        keep.andThen((restored, checkpointId) ->                   // after a failed checkpoint:
+            consumer.assignment().forEach(p -> {                   // running, so seek now
+              Long next = position.get(p);
+              if (next != null) consumer.seek(p, next);
+            })));
     Coordinator coordinator = Coordinator.builder("etl", log)
         .participant("kafka", kafkaOut).participant("db", database)
         .applicationState(state).build();                          // restores the position
     consumer.assign(partitions);
     position.forEach(consumer::seek);                              // resume where the decision ends
-    // per record: write to every participant, then position.put(partition, offset + 1);
-    // after a CheckpointFailedException, seek again: position.forEach(consumer::seek)
+    // per record: write to every participant, then position.put(partition, offset + 1)
     // end snippet
     built[0] = coordinator;
     return position;
+  }
+
+  /**
+   * The same with a group subscription: the start-up restore comes before any partition is
+   * assigned, so the consumer seeks when they are.
+   */
+  static void inAGroup(Consumer<?, ?> consumer, Map<TopicPartition, Long> position) {
+    // snippet: kafka-with-others-subscribe
+    consumer.subscribe(List.of("raw"), new ConsumerRebalanceListener() {
+      @Override
+      public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+        for (TopicPartition p : assigned) {                        // from the restored checkpoint;
+          Long next = position.get(p);                             // one it never held starts at
+          if (next != null) consumer.seek(p, next);                // auto.offset.reset
+        }
+      }
+
+      @Override
+      public void onPartitionsRevoked(Collection<TopicPartition> revoked) {}
+    });
+    // end snippet
   }
 }

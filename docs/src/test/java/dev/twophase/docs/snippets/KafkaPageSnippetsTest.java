@@ -1,7 +1,9 @@
 package dev.twophase.docs.snippets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.twophase.CheckpointFailedException;
 import dev.twophase.Coordinator;
 import dev.twophase.testing.InMemoryParticipant;
 import dev.twophase.testing.InMemoryResource;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.Test;
 class KafkaPageSnippetsTest {
 
   private static final TopicPartition P0 = new TopicPartition("raw", 0);
+  private static final TopicPartition P1 = new TopicPartition("raw", 1);
 
   @Test
   void thePositionOfADecidedCheckpointIsRestoredAndSought() throws Exception {
@@ -35,11 +38,29 @@ class KafkaPageSnippetsTest {
     built[0].close();
 
     MockConsumer<String, String> second = new MockConsumer<>("earliest");
+    InMemoryParticipant<String> failing = new InMemoryParticipant<>(new InMemoryResource<>());
     Map<TopicPartition, Long> restored = KafkaPageSnippets.togetherWithOthers(log.reopen(),
-        new InMemoryParticipant<String>(new InMemoryResource<>()), new InMemoryParticipant<String>(new InMemoryResource<>()),
-        second, List.of(P0), built);
+        failing, new InMemoryParticipant<String>(new InMemoryResource<>()), second, List.of(P0), built);
+    assertEquals(Map.of(P0, 42L), restored);
+    assertEquals(42L, second.position(P0));
+
+    // read on, then a checkpoint fails: back to the decided position, sought at once
+    restored.put(P0, 50L);
+    second.seek(P0, 50L);
+    failing.failNextPreCommit(new java.io.IOException("planned"));
+    assertThrows(CheckpointFailedException.class, built[0]::checkpoint);
     assertEquals(Map.of(P0, 42L), restored);
     assertEquals(42L, second.position(P0));
     built[0].close();
+  }
+
+  @Test
+  void inAGroupThePositionIsSoughtWhenThePartitionsAreAssigned() {
+    MockConsumer<String, String> consumer = new MockConsumer<>("earliest");
+    consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
+    KafkaPageSnippets.inAGroup(consumer, new java.util.HashMap<>(Map.of(P0, 42L)));
+    consumer.rebalance(List.of(P0, P1));
+    assertEquals(42L, consumer.position(P0), "from the checkpoint");
+    assertEquals(0L, consumer.position(P1), "never in a checkpoint: auto.offset.reset");
   }
 }

@@ -368,6 +368,16 @@ public final class Coordinator implements AutoCloseable {
     }
 
     /**
+     * Called on the application thread at the start of every checkpoint, before the pre-commits:
+     * the place to write what the application still holds for the checkpoint (see
+     * {@link BeforeCheckpoint}).
+     */
+    public Builder beforeCheckpoint(BeforeCheckpoint hook) {
+      spec.beforeCheckpoint(hook);
+      return this;
+    }
+
+    /**
      * Opens the coordinator's view of the log, recovers (commits what was decided, aborts what
      * was open, restores the application), begins new transactions and records them durably.
      * Whatever fails, nothing stays claimed: the coordinator id is released in the log and the

@@ -207,6 +207,12 @@ public final class EmbeddedCoordinator implements AutoCloseable {
       return this;
     }
 
+    /** See {@link Coordinator.Builder#beforeCheckpoint}: called at the start of every {@link #snapshot}. */
+    public Builder beforeCheckpoint(BeforeCheckpoint hook) {
+      spec.beforeCheckpoint(hook);
+      return this;
+    }
+
     /** Restore from the bytes {@link #snapshot(long)} returned for the checkpoint being restored. */
     public Builder restoreFrom(byte[] state) {
       this.restoredState = Objects.requireNonNull(state, "state").clone();

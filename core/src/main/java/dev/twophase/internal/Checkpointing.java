@@ -112,8 +112,15 @@ public final class Checkpointing {
   private Prepared doPrepare(long id) {
     core.listener.onCheckpointStarted(core.coordinatorId, id);
     core.log.debug("coordinator {}: checkpoint {} started", core.coordinatorId, id);
-    core.reached(ProtocolPoint.BEFORE_PRE_COMMIT);
     PendingCheckpoint checkpoint = new PendingCheckpoint(id, core.slots.size());
+    if (core.beforeCheckpoint != null && core.lifecycle.state() == CoordinatorState.RUNNING) {
+      try {
+        core.beforeCheckpoint.beforeCheckpoint(id);
+      } catch (Exception e) {
+        throw abortCheckpoint(id, null, "the application's beforeCheckpoint hook failed", e, checkpoint, false);
+      }
+    }
+    core.reached(ProtocolPoint.BEFORE_PRE_COMMIT);
     int last = core.slots.size() - 1;
     for (Slot<Object, Object> slot : core.slots) {
       if (slot.current == null) {

@@ -2,6 +2,7 @@ package dev.twophase.internal;
 
 import dev.twophase.annotation.Internal;
 import dev.twophase.ApplicationState;
+import dev.twophase.BeforeCheckpoint;
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.CoordinatorListener;
 import dev.twophase.CoordinatorState;
@@ -55,6 +56,8 @@ public final class CoordinatorCore {
   final CoordinatorConfig config;
   final CoordinatorListener listener;
   final ApplicationState<Object> applicationState;
+  /** Null if none. */
+  final BeforeCheckpoint beforeCheckpoint;
   final Logger log;
   final Lifecycle lifecycle;
   final PendingCheckpoints pending;
@@ -77,12 +80,14 @@ public final class CoordinatorCore {
       CoordinatorConfig config,
       CoordinatorListener listener,
       ApplicationState<?> applicationState,
+      BeforeCheckpoint beforeCheckpoint,
       Logger log) {
     this.coordinatorId = CoordinatorIds.requireValid(coordinatorId);
     this.config = Objects.requireNonNull(config, "config");
     this.log = Objects.requireNonNull(log, "log");
     this.listener = SafeListener.wrap(listener, log);
     this.applicationState = (ApplicationState<Object>) applicationState;
+    this.beforeCheckpoint = beforeCheckpoint;
     if (registrations.isEmpty()) {
       throw new IllegalArgumentException(
           "coordinator " + CoordinatorIds.quote(coordinatorId) + " has no participants; add one with participant(name, p)");

@@ -2,6 +2,7 @@ package dev.twophase.internal;
 
 import dev.twophase.annotation.Internal;
 import dev.twophase.ApplicationState;
+import dev.twophase.BeforeCheckpoint;
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.CoordinatorListener;
 import dev.twophase.Participant;
@@ -20,6 +21,7 @@ public final class CoreSpec {
   private CoordinatorConfig config = CoordinatorConfig.ofDefaults();
   private CoordinatorListener listener;
   private ApplicationState<?> applicationState;
+  private BeforeCheckpoint beforeCheckpoint;
 
   /** @throws IllegalArgumentException if the id is blank, not Unicode or over 255 UTF-8 bytes */
   public CoreSpec(String coordinatorId) {
@@ -47,12 +49,16 @@ public final class CoreSpec {
     this.applicationState = Objects.requireNonNull(applicationState, "applicationState");
   }
 
+  public void beforeCheckpoint(BeforeCheckpoint hook) {
+    this.beforeCheckpoint = Objects.requireNonNull(hook, "hook");
+  }
+
   public CoordinatorConfig config() {
     return config;
   }
 
   /** Validates the participants and makes the core, in state RECOVERING, logging to {@code log}. */
   public CoordinatorCore newCore(Logger log) {
-    return new CoordinatorCore(coordinatorId, participants, config, listener, applicationState, log);
+    return new CoordinatorCore(coordinatorId, participants, config, listener, applicationState, beforeCheckpoint, log);
   }
 }

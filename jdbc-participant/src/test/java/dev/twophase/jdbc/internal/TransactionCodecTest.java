@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.jdbc.JdbcTransaction;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class TransactionCodecTest {
@@ -12,7 +13,7 @@ class TransactionCodecTest {
   private final TransactionCodec codec = TransactionCodec.INSTANCE;
 
   @Test
-  void handlesRoundTrip() {
+  void handlesRoundTrip() throws Exception {
     for (JdbcTransaction t : new JdbcTransaction[] {
         JdbcTransaction.begun("orders-db-log1-3-17"),
         JdbcTransaction.begun("~abcdefghijklmnopqrst~3-17").asEmpty()}) {
@@ -21,12 +22,30 @@ class TransactionCodecTest {
   }
 
   @Test
-  void anotherVersionOrForeignBytesAreRefusedWithTheReason() {
+  void handlesAreWrittenAsJsonThatTheCliShowsAsText() throws Exception {
+    byte[] bytes = codec.encode(JdbcTransaction.begun("orders-db-log1-3-17"));
+    assertEquals(2, codec.version());
+    assertEquals("{\"name\":\"orders-db-log1-3-17\",\"empty\":false}", new String(bytes, StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void handlesOfVersionOneAreStillRead() throws Exception {
+    byte[] name = "orders-db-log1-3-17".getBytes(StandardCharsets.UTF_8);
+    byte[] v1 = new byte[name.length + 1];
+    System.arraycopy(name, 0, v1, 1, name.length);
+    assertEquals(JdbcTransaction.begun("orders-db-log1-3-17"), codec.decode(v1, 1));
+    v1[0] = 1;
+    assertEquals(JdbcTransaction.begun("orders-db-log1-3-17").asEmpty(), codec.decode(v1, 1));
+  }
+
+  @Test
+  void anotherVersionOrForeignBytesAreRefusedWithTheReason() throws Exception {
     byte[] bytes = codec.encode(JdbcTransaction.begun("a-b-1-2"));
-    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> codec.decode(bytes, 2));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> codec.decode(bytes, 3));
     assertTrue(e.getMessage().contains("newer release"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[] {7, 'x'}, 1));
     assertThrows(IllegalArgumentException.class, () -> codec.decode(new byte[] {0}, 1));
+    assertThrows(Exception.class, () -> codec.decode("{\"empty\":false}".getBytes(StandardCharsets.UTF_8), 2));
   }
 
   @Test

@@ -35,7 +35,7 @@ class EarlyFailuresIT {
   Path tmp;
 
   @ParameterizedTest(name = "seed {0}")
-  @ValueSource(longs = {42, 7, 2026, 99})
+  @ValueSource(longs = {42, 7, 2026, 99, 5, 314, 1234, 8})
   void everyRecordOnceWhenAttemptsFailBeforeTheirFirstCheckpoint(long seed) throws Exception {
     long n = 20_000;
     int failures = 6;

@@ -6,6 +6,7 @@ import dev.twophase.CommitOutcome;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FaultInjector;
 import dev.twophase.Participant;
+import dev.twophase.ParticipantContext;
 import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
@@ -20,6 +21,7 @@ import dev.twophase.file.internal.Fsync;
 import dev.twophase.file.internal.HandleCodec;
 import dev.twophase.file.internal.LeftoverSweeper;
 import dev.twophase.file.internal.OpenTransaction;
+import dev.twophase.file.internal.OwnerClaims;
 import dev.twophase.file.internal.PartFiles;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -100,6 +102,11 @@ public final class FileParticipant<IN>
   /** Syncs the directory of each new part while its records are written. */
   private final EarlyDirectorySync earlySync;
 
+  /** Who owns the transactions of each prefix this participant works on, in the base directory. */
+  private final OwnerClaims claims;
+  /** The claims this participant holds, by transaction-name prefix. */
+  private final Map<String, OwnerClaims.Claim> claimed = new ConcurrentHashMap<>();
+
   /** Transactions begun here and not yet pre-committed or aborted, by name. */
   private final Map<String, OpenTransaction<IN>> open = new ConcurrentHashMap<>();
 
@@ -121,6 +128,7 @@ public final class FileParticipant<IN>
         new BufferPool(b.bufferBytes, 4), b.ownerOnly, names, buckets, earlySync, directorySync, faults);
     this.partFiles = new PartFiles(names, buckets, directorySync, faults);
     this.sweeper = new LeftoverSweeper(names, buckets, directorySync, faults);
+    this.claims = new OwnerClaims(realBase, b.ownerOnly, b.clock);
   }
 
   /**
@@ -213,6 +221,7 @@ public final class FileParticipant<IN>
 
   @Override
   public void finishRecoveringContext(RecoveryContext<FileTransaction, Void> context) throws IOException {
+    claim(context); // before anything of this prefix is deleted as a leftover
     Set<String> handled = new HashSet<>();
     context.handledTransactions().forEach(t -> handled.add(t.name()));
     int deleted = sweeper.deleteInProgress(
@@ -224,6 +233,18 @@ public final class FileParticipant<IN>
     }
   }
 
+  /**
+   * Claims the context's transactions in the base directory, once per prefix: a copy of the
+   * coordinator's state log running beside it is refused ({@link OwnerClaims}).
+   */
+  private void claim(ParticipantContext context) throws IOException {
+    String prefix = context.transactionNamePrefix();
+    if (!claimed.containsKey(prefix)) {
+      claimed.put(prefix, claims.claim(prefix, context.ownerEpoch(), context.coordinatorId(),
+          context.participantName()));
+    }
+  }
+
   @Override
   public void close() {
     try {
@@ -232,8 +253,24 @@ public final class FileParticipant<IN>
       }
       open.clear();
     } finally {
-      earlySync.close();
+      try {
+        earlySync.close();
+      } finally {
+        releaseClaims();
+      }
     }
+  }
+
+  private void releaseClaims() {
+    for (OwnerClaims.Claim claim : claimed.values()) {
+      try {
+        claim.close();
+      } catch (IOException e) {
+        LOG.warn("{}: could not release the claim file of a coordinator's transactions; the process's exit "
+            + "releases it", base, e);
+      }
+    }
+    claimed.clear();
   }
 
   @Override

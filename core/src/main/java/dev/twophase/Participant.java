@@ -138,6 +138,18 @@ public interface Participant<TXN, CONTEXT> extends AutoCloseable {
   void abort(TXN transaction) throws Exception;
 
   /**
+   * Called at every start, before any handle is committed or aborted by recovery, with the context
+   * this incarnation works under (its prefix of transaction names and its owner epoch); an engine
+   * that restores several lineages calls it once for each, before recovering that lineage. A
+   * participant whose resource can record who works on a coordinator's transactions claims them
+   * here (the file participant locks a claim file in its directory), so that a second live owner
+   * of the same names (a copy of the state log started beside the original) is refused, with a
+   * {@link FencedException} naming both, before it commits, aborts or deletes anything. Idempotent
+   * for a prefix already claimed. Default: nothing.
+   */
+  default void startRecovery(ParticipantContext context) throws Exception {}
+
+  /**
    * Commits, from a new process and from the handle alone, a transaction of a decided checkpoint.
    * Called on start-up in checkpoint order. Same outcomes, durability and idempotency as
    * {@link #commit}; the default delegates to it.

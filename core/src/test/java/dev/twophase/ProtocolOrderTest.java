@@ -3,6 +3,7 @@ package dev.twophase;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.argThat;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.Mockito.inOrder;
 import static org.mockito.Mockito.mock;
@@ -109,6 +110,10 @@ class ProtocolOrderTest {
     EmbeddedCoordinator second =
         EmbeddedCoordinator.builder("c").participant("a", a2).participant("b", b2).restoreFrom(state).build();
     InOrder order = inOrder(a2, b2);
+    // every participant claims its names before recovery touches any handle
+    order.verify(a2).startRecovery(argThat(ctx -> ctx.transactionNamePrefix().startsWith("c-a-")
+        && ctx.ownerEpoch() == second.ownerEpoch()));
+    order.verify(b2).startRecovery(any());
     order.verify(a2).recoverAndCommit("a1");
     order.verify(b2).recoverAndCommit("b1");
     order.verify(a2).recoverAndCommit("a2");

@@ -46,6 +46,17 @@ final class Recovery {
     core.log.info("coordinator {} recovering: epoch {}, log {}, last checkpoint {}, last completed {}",
         core.coordinatorId, epoch, logId, core.lastCheckpointId, lastCompleted);
 
+    for (Slot<Object, Object> slot : core.slots) {
+      try {
+        slot.participant.startRecovery(slot.participantContext(core.coordinatorId, epoch, core.config));
+      } catch (FatalTwoPhaseException ex) {
+        throw ex;
+      } catch (Exception ex) {
+        throw new RetriableTwoPhaseException("startRecovery failed in participant '" + slot.name + "': "
+            + ex.getMessage() + "; start-up stopped, build the coordinator again to retry",
+            ex, core.lastCheckpointId, slot.name);
+      }
+    }
     restoreContexts(restored);
     List<List<Object>> handled = new ArrayList<>();
     core.slots.forEach(s -> handled.add(new ArrayList<>()));

@@ -219,9 +219,15 @@ public final class FileParticipant<IN>
     return deleted ? AbortOutcome.ABORTED : AbortOutcome.NOT_FOUND;
   }
 
+  /** Claims the context's transactions in the base directory, before recovery touches any of them. */
+  @Override
+  public void startRecovery(ParticipantContext context) throws IOException {
+    claim(context);
+  }
+
   @Override
   public void finishRecoveringContext(RecoveryContext<FileTransaction, Void> context) throws IOException {
-    claim(context); // before anything of this prefix is deleted as a leftover
+    claim(context); // an engine that does not call startRecovery: still before any leftover is deleted
     Set<String> handled = new HashSet<>();
     context.handledTransactions().forEach(t -> handled.add(t.name()));
     int deleted = sweeper.deleteInProgress(

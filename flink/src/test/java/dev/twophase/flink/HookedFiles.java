@@ -151,6 +151,11 @@ final class HookedFiles implements Participant<FileTransaction, Void>, Writable<
   }
 
   @Override
+  public void startRecovery(ParticipantContext context) throws Exception {
+    files.startRecovery(context);
+  }
+
+  @Override
   public void finishRecoveringContext(RecoveryContext<FileTransaction, Void> context) throws Exception {
     files.finishRecoveringContext(context);
   }

@@ -81,12 +81,13 @@ class WriterAndCommitterTest {
     return committables.iterator().next();
   }
 
+  /** The part files in {@code dir}, committed or not (not the participants' claim files). */
   private static List<String> names(Path dir) throws IOException {
     if (!Files.isDirectory(dir)) {
       return List.of();
     }
     try (Stream<Path> s = Files.list(dir)) {
-      return s.map(p -> p.getFileName().toString()).sorted().toList();
+      return s.map(p -> p.getFileName().toString()).filter(n -> !n.startsWith(".twophase-")).sorted().toList();
     }
   }
 

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A writer subtask's start, in the order the coordinators recover:
  * <ol>
+ *   <li>{@code startRecovery} of every lineage's prefix (the fresh one if none is restored), so that
+ *       a participant claims the names before anything of them is touched;
  *   <li>contexts back from the writer state;
  *   <li>lineage by lineage and in participant order, the state's pending handles (pre-committed
  *       and not yet retired: what the restored checkpoint's committables may hold) committed with
@@ -95,6 +97,14 @@ final class WriterRecovery {
   /** Runs recovery; {@code states} as {@link #check} returned them. */
   void run(List<LineageState> states) throws Exception {
     LineageState continued = states.isEmpty() ? null : states.get(0);
+    for (WriterSlot slot : slots) {
+      if (continued == null) {
+        start(slot, slot.prefix);
+      }
+      for (LineageState state : states) {
+        start(slot, TransactionNames.prefix(spec.sinkId(), slot.name, state.lineage()));
+      }
+    }
     restoreContexts(continued);
     List<List<List<Object>>> handled = new ArrayList<>();
     for (LineageState state : states) {
@@ -252,6 +262,19 @@ final class WriterRecovery {
     }
     LOG.error("sink {} subtask {}: {}; carrying on as configured (continueAfterLostDecision): the records since "
         + "checkpoint {} are written again", spec.sinkId(), subtask, what, restoredCheckpointId);
+  }
+
+  /** {@code startRecovery} of one lineage's prefix, before anything of it is recovered. */
+  private void start(WriterSlot slot, String prefix) {
+    try {
+      slot.participant.startRecovery(new Contexts.Participant(spec.sinkId(), slot.name, prefix, epoch));
+    } catch (FatalTwoPhaseException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new RetriableTwoPhaseException("startRecovery of lineage prefix " + prefix + " failed in participant '"
+          + slot.name + "': " + e.getMessage() + "; the task fails and its next attempt tries again", e,
+          restoredCheckpointId, slot.name);
+    }
   }
 
   private void finish(WriterSlot slot, Contexts.Recovery<Object, Object> context) {

@@ -172,7 +172,7 @@ final class Compactor {
    * for a segment of format 2, which has no seals.
    */
   private void seal(Segment old) throws IOException {
-    if (old.version < 3) {
+    if (old.version < LogFormat.SEALED_SINCE_VERSION) {
       return;
     }
     ByteBuffer b = ByteBuffer.allocate(LogFormat.sealRecordSize());

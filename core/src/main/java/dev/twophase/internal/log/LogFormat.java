@@ -8,8 +8,8 @@ import java.security.SecureRandom;
 import java.util.zip.CRC32C;
 
 /**
- * The on-disk format of the file state log, version 3 (version 2, without seals, is read too). All integers are big-endian; all checksums
- * are CRC32C ({@link CRC32C}).
+ * The on-disk format of the file state log, version 3 (version 2, without seals, is read too).
+ * All integers are big-endian; all checksums are CRC32C ({@link CRC32C}).
  *
  * <h2>Directory</h2>
  * <ul>
@@ -130,6 +130,9 @@ public final class LogFormat {
 
   /** The oldest format version this release reads: 2, which has no {@link #TYPE_SEAL}. */
   public static final int OLDEST_READ_VERSION = 2;
+
+  /** The first format version with {@link #TYPE_SEAL}: a roll seals segments of it and later. */
+  public static final int SEALED_SINCE_VERSION = 3;
 
   public static final int SEGMENT_HEADER_SIZE = 32;
   public static final int RECORD_HEADER_SIZE = 12;

@@ -20,8 +20,8 @@ import java.util.zip.CRC32C;
  * Reads the segments of a state log directory in order and hands every intact record to a
  * {@link RecordVisitor}. It changes nothing on disk: a torn tail of the last segment is reported in
  * the {@link Result}, corruption anywhere else throws {@link StateLogCorruptedException}, and so
- * does a missing segment (a sealed last segment, a gap in the sequence numbers). The rules are those
- * of {@link LogFormat}, "Torn tails and damage" and "Seals".
+ * does a missing segment (a sealed last segment, a gap in the sequence numbers). The rules are
+ * those of {@link LogFormat}, "Torn tails and damage" and "Seals".
  */
 final class LogReader {
 
@@ -113,7 +113,7 @@ final class LogReader {
     ScannedSegment unsealed = checkSeals(segments, torn);
     boolean oldFormat = false;
     for (ScannedSegment seg : segments) {
-      oldFormat |= seg.version() != 0 && seg.version() < LogFormat.VERSION;
+      oldFormat |= seg.version() != 0 && seg.version() < LogFormat.SEALED_SINCE_VERSION;
     }
     return new Result(Collections.unmodifiableList(segments), torn, logId, unsealed,
         unsealed == null ? null : tornSeal, oldFormat);
@@ -166,7 +166,8 @@ final class LogReader {
       Path next = last.file().resolveSibling(LogFormat.segmentFileName(last.sequence() + 1));
       if (Files.exists(next)) {
         // A live owner rolled while this read: the listing is out of date.
-        throw new SegmentChangedException("segment " + next + " was created while the log was read");
+        throw new SegmentChangedException(
+            "segment " + next + " was created while the log was read");
       }
       throw new StateLogCorruptedException("state log segment " + next.getFileName()
           + " is missing: the newest segment, " + last.file().getFileName() + ", is sealed, naming"
@@ -178,7 +179,7 @@ final class LogReader {
     ScannedSegment unsealed = null;
     for (int i = 0; i < n - 1; i++) {
       ScannedSegment seg = segments.get(i);
-      if (seg.version() < LogFormat.VERSION || seg.sealed()) {
+      if (seg.version() < LogFormat.SEALED_SINCE_VERSION || seg.sealed()) {
         continue; // format 2 has no seals
       }
       if (i < n - 2) {
@@ -306,7 +307,8 @@ final class LogReader {
                 problem + ", and the record changed while it was read: an append in progress", false);
             return;
           }
-          if (beforeLast && version >= 3 && size - off <= LogFormat.sealRecordSize()
+          if (beforeLast && version >= LogFormat.SEALED_SINCE_VERSION
+              && size - off <= LogFormat.sealRecordSize()
               && (!lengthTrusted || len == LogFormat.sealRecordSize() - LogFormat.RECORD_HEADER_SIZE)
               && isTorn(off, lengthTrusted, len)) {
             // A roll's seal whose write a crash interrupted; the successor is complete.
@@ -569,7 +571,7 @@ final class LogReader {
           break;
         }
         case LogFormat.TYPE_SEAL:
-          if (version >= 3) {
+          if (version >= LogFormat.SEALED_SINCE_VERSION) {
             if (len != LogFormat.sealRecordSize() - LogFormat.RECORD_HEADER_SIZE) {
               throw malformed("SEAL", len, off);
             }
@@ -587,7 +589,8 @@ final class LogReader {
         default:
           throw corrupted("unknown state log record type " + type + " with a valid checksum (this"
               + " version of twophase knows types " + LogFormat.TYPE_OWNER + " to "
-              + (version >= 3 ? LogFormat.TYPE_SEAL : LogFormat.TYPE_COMPLETED)
+              + (version >= LogFormat.SEALED_SINCE_VERSION
+                  ? LogFormat.TYPE_SEAL : LogFormat.TYPE_COMPLETED)
               + " in a segment of format " + version + "): the record was written by a faulty writer, since a"
               + " newer version of twophase would have written a newer segment format. "
               + steps(off), off);

@@ -179,6 +179,29 @@ class StateSizeLimitTest {
     return state.length;
   }
 
+  /** An application snapshot that makes the record too large is named as such, no participant. */
+  @Test
+  void anApplicationSnapshotOverTheLimitIsNamed() {
+    PaddingParticipant small = new PaddingParticipant();
+    String[] snapshot = {"position-1"};
+    List<String> restored = new ArrayList<>();
+    try (FileStateLog log = FileStateLog.open(tmp.resolve("log"));
+        Coordinator c = Coordinator.builder("orders", log)
+            .participant("small", small)
+            .applicationState(ApplicationState.of(Codecs.utf8(), id -> snapshot[0],
+                (s, id) -> restored.add(s)))
+            .build()) {
+      assertEquals(1, c.checkpoint().id());
+      snapshot[0] = "x".repeat(13 * 1024 * 1024);
+      CheckpointFailedException e = assertThrows(CheckpointFailedException.class, c::checkpoint);
+      assertTrue(e.participant().isEmpty(), e.participant().toString());
+      assertTrue(e.getMessage().contains("the application snapshot takes 18,"), e.getMessage());
+      assertTrue(e.getMessage().contains("make the snapshot smaller"), e.getMessage());
+      assertEquals(List.of("position-1"), restored, "restored to checkpoint 1");
+      assertEquals(CoordinatorState.RUNNING, c.state());
+    }
+  }
+
   /**
    * A state record over Jackson's default limit of 20 million characters for a string, as a release
    * without the limit wrote it (its checkpoint succeeded): the next start reads it and commits it.

@@ -33,8 +33,8 @@ final class StateSize {
     String what = "";
     if (record.application() != null) {
       largest = base64Length(record.application().bytes());
-      what = "the application snapshot takes " + bytes(largest) + " of it (" + bytes(
-          record.application().bytes().length) + " from its codec, as base64): make the snapshot"
+      what = "the application snapshot takes " + bytes(largest) + " of it as base64 ("
+          + bytes(record.application().bytes().length) + " from its codec): make the snapshot"
           + " smaller (input positions, not data)";
     }
     for (ParticipantRecord p : record.participants()) {
@@ -76,11 +76,13 @@ final class StateSize {
         what = "participant '" + p.name() + "' takes " + bytes(total) + " of it ("
             + p.pending().size() + " pending handle(s)" + (p.current() == null ? "" : ", 1 open")
             + (context == null ? "" : ", its context") + "), the largest " + biggestName + ": "
-            + bytes(rawBiggest) + " from its codec, " + bytes(biggest) + " as base64. Make its "
-            + (biggestName.equals("its context") ? "context" : "handles")
-            + " smaller: a handle names a transaction (ids, names, an xid) and holds none of its"
-            + " data" + (p.pending().size() > 1 ? "; many pending handles mean its commits keep"
-            + " failing" : "");
+            + bytes(rawBiggest) + " from its codec, " + bytes(biggest) + " as base64. "
+            + (biggestName.equals("its context")
+                ? "Make its context smaller: every state record holds it"
+                : "Make its handles smaller: a handle names a transaction (ids, names, an xid)"
+                    + " and holds none of its data")
+            + (p.pending().size() > 1 ? "; many pending handles mean its commits keep failing"
+                : "");
       }
     }
     throw new TwoPhaseException("it would be " + bytes(encoded.length)

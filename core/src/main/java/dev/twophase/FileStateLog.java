@@ -55,7 +55,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * check, also in the last record (a record written to its last byte whose checksum fails is
  * damage, not a tear), a foreign file or an unknown format version throws {@link
  * StateLogCorruptedException}, naming the file and offset and what to do; nothing is skipped or
- * cut.
+ * cut. So does a missing segment: a roll seals the old segment with a record naming the new one
+ * once the new one is durable, so a sealed newest segment (its successor was deleted) or a gap in
+ * the sequence numbers is reported; a roll a crash interrupted before its seal is completed (see
+ * docs/state-log.md, "Missing segments").
  *
  * <p><b>Inspection and statistics.</b> {@link #inspect(Path)} reads a log without owning it;
  * {@link #stats()} says what an open log has done. Everything the log logs goes to the logger

@@ -29,6 +29,17 @@ import dev.twophase.annotation.PublicEvolving;
 public interface StateLog extends AutoCloseable {
 
   /**
+   * The largest state a coordinator stores for one checkpoint, 16 MiB: the encoded state record,
+   * in which every handle, context and the application snapshot take the length of their codec's
+   * bytes as base64 (4/3 of it). A checkpoint whose record would be larger fails before anything is
+   * decided ({@link CheckpointFailedException}, naming the participant and its largest handle or
+   * context, or the application snapshot), and so does a start-up whose record would be ({@link
+   * FatalTwoPhaseException}). Every record within the limit is read back. Implementations store
+   * payloads up to this size.
+   */
+  int MAX_STATE_BYTES = 16 * 1024 * 1024;
+
+  /**
    * Claims {@code coordinatorId} in this log and returns its view, holding what the log has for it.
    *
    * @throws FencedException if a coordinator with this id is already open on this log

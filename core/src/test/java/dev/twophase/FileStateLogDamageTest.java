@@ -308,7 +308,7 @@ class FileStateLogDamageTest {
 
   @Test
   void aSegmentOfANewerOrOlderFormatSaysSo() throws IOException {
-    for (int version : new int[] {3, 1}) {
+    for (int version : new int[] {LogFormat.VERSION + 1, LogFormat.OLDEST_READ_VERSION - 1}) {
       Path dir = Files.createDirectories(tmp.resolve("v" + version));
       ByteBuffer b = ByteBuffer.allocate(64);
       b.put(LogFormat.MAGIC).putInt(version).putLong(1).put("abcd1234".getBytes(UTF_8));
@@ -318,7 +318,7 @@ class FileStateLogDamageTest {
       StateLogCorruptedException e =
           assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir));
       assertTrue(e.getMessage().contains("format version " + version), e.getMessage());
-      assertTrue(e.getMessage().contains(version > 2
+      assertTrue(e.getMessage().contains(version > LogFormat.VERSION
           ? "written by a newer version of twophase" : "written by an older version of twophase"),
           e.getMessage());
       assertEquals(64, Files.size(seg), "untouched");
@@ -328,7 +328,7 @@ class FileStateLogDamageTest {
     try (FileStateLog log = FileStateLog.open(dir)) {
       log.open("a").appendState(1, json(1));
     }
-    TestLogs.flipBit(TestLogs.lastSegment(dir), 11, 0); // version 2 reads 3
+    TestLogs.flipBit(TestLogs.lastSegment(dir), 11, 0); // version 3 reads 2, also a readable one
     StateLogCorruptedException e =
         assertThrows(StateLogCorruptedException.class, () -> FileStateLog.open(dir));
     assertTrue(e.getMessage().contains("segment header checksum mismatch"), e.getMessage());

@@ -167,11 +167,19 @@ public final class Checkpointing {
     }
     List<PendingCheckpoint> retirable = core.pending.takeRetirable();
     byte[] state;
+    StateCodec.CoordinatorRecord record;
     try {
-      state = StateRecords.encode(core, id, core.pending.values(), checkpoint, application);
+      record = StateRecords.record(core, id, core.pending.values(), checkpoint, application);
+      state = StateCodec.encode(record);
     } catch (Exception e) {
       throw abortCheckpoint(id, null, "the state record could not be encoded (a handle or context "
           + "codec failed)", e, checkpoint, true);
+    }
+    try {
+      StateSize.check(record, state);
+    } catch (TwoPhaseException e) {
+      throw abortCheckpoint(id, e.participant().orElse(null), "the state record is too large", e,
+          checkpoint, true);
     }
     return new Prepared(checkpoint, state, application, retirable);
   }

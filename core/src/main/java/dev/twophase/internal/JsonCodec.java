@@ -12,7 +12,7 @@ import java.util.Objects;
 public final class JsonCodec<T> implements Codec<T> {
 
   private static final ObjectMapper MAPPER =
-      JsonMapper.builder()
+      JsonMapper.builder(JsonReadLimits.factory())
           .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .build();
 

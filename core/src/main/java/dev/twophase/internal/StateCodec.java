@@ -26,7 +26,7 @@ public final class StateCodec {
   public static final int FORMAT = 2;
 
   private static final ObjectMapper MAPPER =
-      JsonMapper.builder()
+      JsonMapper.builder(JsonReadLimits.factory())
           .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
           .serializationInclusion(JsonInclude.Include.NON_NULL)
           .build();

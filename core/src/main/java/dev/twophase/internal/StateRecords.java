@@ -22,8 +22,21 @@ final class StateRecords {
    * Encodes the state as of {@code checkpointId}: the checkpoints in {@code pending} plus
    * {@code extra} (the one being decided, may be null), the current transactions, contexts and
    * {@code application}.
+   *
+   * @throws dev.twophase.TwoPhaseException if the record is larger than {@link
+   *     dev.twophase.StateLog#MAX_STATE_BYTES} (see {@link StateSize})
    */
   static byte[] encode(
+      CoordinatorCore core, long checkpointId, Iterable<PendingCheckpoint> pending,
+      PendingCheckpoint extra, Blob application) throws Exception {
+    CoordinatorRecord record = record(core, checkpointId, pending, extra, application);
+    byte[] encoded = StateCodec.encode(record);
+    StateSize.check(record, encoded);
+    return encoded;
+  }
+
+  /** The record {@link #encode} encodes, with every handle and context encoded by its codec. */
+  static CoordinatorRecord record(
       CoordinatorCore core, long checkpointId, Iterable<PendingCheckpoint> pending,
       PendingCheckpoint extra, Blob application) throws Exception {
     List<ParticipantRecord> participants = new ArrayList<>(core.slots.size());
@@ -42,10 +55,10 @@ final class StateRecords {
       participants.add(new ParticipantRecord(
           slot.name, slot.transactionCodec.version(), context, handles, current));
     }
-    return StateCodec.encode(new CoordinatorRecord(
+    return new CoordinatorRecord(
         StateCodec.FORMAT, core.coordinatorId, core.logId, checkpointId, core.ownerEpoch,
         core.config.clock().millis(), core.lifecycle.state() == CoordinatorState.FINISHED,
-        participants, application));
+        participants, application);
   }
 
   private static Blob encodeContext(Slot<Object, Object> slot) {

@@ -179,11 +179,18 @@ final class AppendPath {
     }
   }
 
-  /** Rolls if the active segment is due (see {@link Compactor#due}). At open, before publishing. */
-  void maybeRoll() throws IOException {
+  /**
+   * Rolls if {@code now} or the active segment is due (see {@link Compactor#due}). At open, before
+   * publishing.
+   */
+  void maybeRoll(boolean now) throws IOException {
     appendLock.lock();
     try {
-      rollIfDue();
+      if (now) {
+        roll();
+      } else {
+        rollIfDue();
+      }
     } finally {
       appendLock.unlock();
     }

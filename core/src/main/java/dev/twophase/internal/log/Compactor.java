@@ -20,9 +20,17 @@ import org.slf4j.Logger;
  * <p>A roll, under the append lock and with every staged record written: cuts the zeros written
  * ahead off the active segment and syncs it (only the last segment may end torn or in zeros);
  * writes the next segment with an OWNER record and, per coordinator in id order, its last STATE
- * and highest COMPLETED record, and syncs it and the directory; deletes the older segments and
- * syncs the directory again. A crash at any point loses nothing: the older segments go only once
- * the new one is complete and durable, and its records restate theirs.
+ * and highest COMPLETED record, and syncs it and the directory; appends to the old segment a SEAL
+ * naming the new one and syncs it (not to a segment of format 2); only then appends go to the new
+ * segment; deletes the older segments, oldest first, and syncs the directory again. A crash at
+ * any point loses nothing: the older segments go only once the new one is complete and durable,
+ * and its records restate theirs.
+ *
+ * <p>The order makes a missing segment detectable ({@link LogFormat}, "Seals"): the seal is
+ * written only once its successor is durable, so a sealed segment without a successor is a
+ * deleted segment, never a crash; and an unsealed segment followed by one segment is a roll
+ * interrupted before its seal, whose successor holds nothing new (no append reached it), which the
+ * next open seals ({@code Recovery}).
  *
  * <p>When: once the active segment is larger than {@code segmentBytes} and at least twice its
  * size right after it was created (its {@link Segment#baseSize}), so that a live state bigger
@@ -30,6 +38,9 @@ import org.slf4j.Logger;
  *
  * <p>The {@link FaultInjector} is told {@link ProtocolPoint#DURING_COMPACTION} once the new
  * segment of a roll is written, before it is synced and before the older segments are deleted.
+ * The seal has no point of its own: a process killed at that point leaves the new segment whole
+ * and the old one unsealed, the state a crash before the seal leaves; what a power loss leaves of
+ * the seal (a prefix, or zeros) and the state after it are made by the tests from that one.
  */
 final class Compactor {
 
@@ -89,6 +100,12 @@ final class Compactor {
       }
     }
     Segment seg = createSegment(old.sequence + 1, epoch, live, true);
+    try {
+      seal(old);
+    } catch (IOException | RuntimeException | Error e) {
+      seg.closeChannels();
+      throw e;
+    }
     publish.accept(seg);
     sync.advance(writtenSeq);
     retired.add(old);
@@ -148,6 +165,20 @@ final class Compactor {
       seg.closeChannels();
       throw e;
     }
+  }
+
+  /**
+   * Appends to {@code old}, whose successor is durable, the SEAL naming it, and syncs it; nothing
+   * for a segment of format 2, which has no seals.
+   */
+  private void seal(Segment old) throws IOException {
+    if (old.version < LogFormat.SEALED_SINCE_VERSION) {
+      return;
+    }
+    ByteBuffer b = ByteBuffer.allocate(LogFormat.sealRecordSize());
+    LogFormat.putSeal(b, crc, old.sequence + 1);
+    io.writeLast(old, b.flip());
+    io.force(old);
   }
 
   /** Closes the channels of segments replaced by rolls. While no sync runs. */

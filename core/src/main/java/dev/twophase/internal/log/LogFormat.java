@@ -8,8 +8,8 @@ import java.security.SecureRandom;
 import java.util.zip.CRC32C;
 
 /**
- * The on-disk format of the file state log, version 2. All integers are big-endian; all checksums
- * are CRC32C ({@link CRC32C}).
+ * The on-disk format of the file state log, version 3 (version 2, without seals, is read too).
+ * All integers are big-endian; all checksums are CRC32C ({@link CRC32C}).
  *
  * <h2>Directory</h2>
  * <ul>
@@ -17,13 +17,14 @@ import java.util.zip.CRC32C;
  *   <li>{@code segment-<seq>.log}: segments, {@code <seq>} a 20-digit zero-padded decimal sequence
  *       number. They are read in sequence order; later records supersede earlier ones. Only the
  *       last segment is ever appended to; a segment is synced entirely before the next one is
- *       created, so every segment but the last is complete. Other files are ignored.
+ *       created, so every segment but the last is complete. Sequence numbers have no gaps. Other
+ *       files are ignored.
  * </ul>
  *
  * <h2>Segment header (32 bytes)</h2>
  * <pre>
  *   offset 0   8 bytes  magic "TWOPHLOG" (ASCII)
- *   offset 8   int      format version (2)
+ *   offset 8   int      format version (3; 2 is read too)
  *   offset 12  long     segment sequence number (equals the one in the file name)
  *   offset 20  8 bytes  log id: 8 ASCII characters of [a-z0-9], the same in every segment
  *   offset 28  int      CRC32C of bytes 0..27
@@ -53,8 +54,33 @@ import java.util.zip.CRC32C;
  *   2 STATE      id, long checkpointId, long epoch,        a coordinator's state; the last one
  *                int payloadLength, payload bytes          of a coordinator wins
  *   3 COMPLETED  id, long checkpointId, long epoch         completion mark; the highest one wins
+ *   4 SEAL       long nextSequence                         the segment is complete and segment
+ *                                                          nextSequence holds everything it held
  * </pre>
  * The body length must equal what its fields need; anything else is corruption.
+ *
+ * <h2>Seals: a missing segment is detected</h2>
+ * A roll from segment {@code n} (see {@code Compactor}) creates segment {@code n + 1} complete
+ * (header, OWNER, the live state), syncs it and the directory, and only then appends to segment
+ * {@code n} a SEAL naming {@code n + 1} and syncs it; nothing is appended to {@code n + 1} before
+ * that. Then the segments before {@code n + 1} are deleted, oldest first. So:
+ * <ul>
+ *   <li>A sealed segment's successor exists. A sealed last segment means the newest segment is
+ *       missing, with the newest records of the log: corruption. So is a gap in the sequence
+ *       numbers (a missing middle segment): a roll creates {@code n + 1} and deletions go oldest
+ *       first, so no crash leaves one.
+ *   <li>An unsealed segment followed by exactly one segment is a roll a crash interrupted before
+ *       the seal (or during its write: the segment then ends in at most a SEAL record's bytes that
+ *       are torn by the rules below). Its successor holds nothing the segments before it do not
+ *       hold, and may itself be incomplete (its sync may not have happened), so the owner keeps
+ *       both, cuts the torn seal off and seals the segment before it appends anything. An
+ *       unsealed segment followed by two is corruption.
+ *   <li>The SEAL is the last record of its segment: anything after it is corruption.
+ *   <li>The seal must not come first: a segment sealed before its successor existed would, after
+ *       a crash, be indistinguishable from one whose successor was deleted.
+ * </ul>
+ * A segment of format 2 has no seal; what follows it is taken as it is. Opening a log that holds
+ * one rolls it to a segment of format 3 at once, which deletes it.
  *
  * <h2>Torn tails and damage</h2>
  * What a crash can leave at the end of the last segment, and what the reader cuts off: a crash
@@ -99,8 +125,14 @@ public final class LogFormat {
   /** Magic bytes at the start of every segment. */
   public static final byte[] MAGIC = "TWOPHLOG".getBytes(StandardCharsets.US_ASCII);
 
-  /** The format version this release writes and reads. */
-  public static final int VERSION = 2;
+  /** The format version this release writes (and the newest it reads). */
+  public static final int VERSION = 3;
+
+  /** The oldest format version this release reads: 2, which has no {@link #TYPE_SEAL}. */
+  public static final int OLDEST_READ_VERSION = 2;
+
+  /** The first format version with {@link #TYPE_SEAL}: a roll seals segments of it and later. */
+  public static final int SEALED_SINCE_VERSION = 3;
 
   public static final int SEGMENT_HEADER_SIZE = 32;
   public static final int RECORD_HEADER_SIZE = 12;
@@ -120,6 +152,8 @@ public final class LogFormat {
   public static final byte TYPE_OWNER = 1;
   public static final byte TYPE_STATE = 2;
   public static final byte TYPE_COMPLETED = 3;
+  /** Since format 3. */
+  public static final byte TYPE_SEAL = 4;
 
   /** Longest coordinator id, in UTF-8 bytes. */
   public static final int MAX_ID_BYTES = 255;
@@ -200,6 +234,10 @@ public final class LogFormat {
     return RECORD_HEADER_SIZE + 1 + 8 + 1;
   }
 
+  public static int sealRecordSize() {
+    return RECORD_HEADER_SIZE + 1 + 8 + 1;
+  }
+
   public static int stateRecordSize(int idBytes, int payloadBytes) {
     long size = (long) RECORD_HEADER_SIZE + 1 + 2 + idBytes + 8 + 8 + 4 + payloadBytes + 1;
     if (size - RECORD_HEADER_SIZE > MAX_BODY_LENGTH) {
@@ -235,6 +273,13 @@ public final class LogFormat {
   public static void putOwner(ByteBuffer buf, CRC32C crc, long epoch) {
     int start = beginRecord(buf, ownerRecordSize());
     buf.put(TYPE_OWNER).putLong(epoch).put(END);
+    endRecord(buf, crc, start);
+  }
+
+  /** Writes a SEAL record naming segment {@code nextSequence} at {@code buf}'s position. */
+  public static void putSeal(ByteBuffer buf, CRC32C crc, long nextSequence) {
+    int start = beginRecord(buf, sealRecordSize());
+    buf.put(TYPE_SEAL).putLong(nextSequence).put(END);
     endRecord(buf, crc, start);
   }
 

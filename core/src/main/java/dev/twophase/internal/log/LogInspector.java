@@ -32,7 +32,7 @@ public final class LogInspector {
    * Reads the log in {@code directory}.
    *
    * @throws StateLogCorruptedException if the log is damaged before its tail, is not a twophase
-   *     state log, or has an unknown format version
+   *     state log, has an unknown format version or misses a segment
    * @throws UncheckedIOException if the directory cannot be read, or holds no state log: a {@link
    *     NoSuchFileException} if it is not there or holds no segment with a complete header, a
    *     {@link NotDirectoryException} if it is not a directory

@@ -19,8 +19,9 @@ import java.util.zip.CRC32C;
 /**
  * Reads the segments of a state log directory in order and hands every intact record to a
  * {@link RecordVisitor}. It changes nothing on disk: a torn tail of the last segment is reported in
- * the {@link Result}, corruption anywhere else throws {@link StateLogCorruptedException}. The rules
- * are those of {@link LogFormat}.
+ * the {@link Result}, corruption anywhere else throws {@link StateLogCorruptedException}, and so
+ * does a missing segment (a sealed last segment, a gap in the sequence numbers). The rules are
+ * those of {@link LogFormat}, "Torn tails and damage" and "Seals".
  */
 final class LogReader {
 
@@ -28,15 +29,27 @@ final class LogReader {
 
   private LogReader() {}
 
-  /** A segment as read. */
-  record ScannedSegment(long sequence, Path file, long size, long validEnd, long records) {}
+  /**
+   * A segment as read.
+   *
+   * @param version its format version (0 if its header is incomplete)
+   * @param sealed whether it ends with a SEAL record
+   */
+  record ScannedSegment(long sequence, Path file, long size, long validEnd, long records,
+      int version, boolean sealed) {}
 
   /**
    * What a scan found.
    *
    * @param logId the log id in the segment headers, or null if no segment has a complete header
+   * @param unsealed the segment before the last if a roll to the last one was interrupted before
+   *     it sealed it (format 3), else null; the owner seals it at open
+   * @param tornSeal the torn SEAL record at the end of {@code unsealed}, if its write was
+   *     interrupted, else null
+   * @param oldFormat whether a segment of format 2 (without seals) is among the segments
    */
-  record Result(List<ScannedSegment> segments, TornTail tornTail, String logId) {}
+  record Result(List<ScannedSegment> segments, TornTail tornTail, String logId,
+      ScannedSegment unsealed, TornTail tornSeal, boolean oldFormat) {}
 
   /** A segment became shorter while it was read: its owner cut off a torn tail. Read again. */
   static final class SegmentChangedException extends IOException {
@@ -71,19 +84,25 @@ final class LogReader {
   }
 
   static Result scan(List<SegmentFile> files, RecordVisitor visitor) throws IOException {
+    checkNoGaps(files);
     List<ScannedSegment> segments = new ArrayList<>(files.size());
     TornTail torn = null;
+    TornTail tornSeal = null;
     String logId = null;
     Path logIdFile = null;
     for (int i = 0; i < files.size(); i++) {
       SegmentFile f = files.get(i);
       try (FileChannel ch = FileChannel.open(f.file(), StandardOpenOption.READ)) {
-        SegmentScan scan =
-            new SegmentScan(f, ch, i == files.size() - 1, visitor, logId, logIdFile);
+        SegmentScan scan = new SegmentScan(f, ch, i == files.size() - 1, i == files.size() - 2,
+            visitor, logId, logIdFile);
         scan.run();
-        segments.add(new ScannedSegment(f.sequence(), f.file(), scan.size, scan.validEnd, scan.records));
+        segments.add(new ScannedSegment(f.sequence(), f.file(), scan.size, scan.validEnd,
+            scan.records, scan.version, scan.sealed));
         if (scan.torn != null) {
           torn = scan.torn;
+        }
+        if (scan.tornSeal != null) {
+          tornSeal = scan.tornSeal;
         }
         if (logId == null && scan.logId != null) {
           logId = scan.logId;
@@ -91,7 +110,98 @@ final class LogReader {
         }
       }
     }
-    return new Result(Collections.unmodifiableList(segments), torn, logId);
+    ScannedSegment unsealed = checkSeals(segments, torn);
+    boolean oldFormat = false;
+    for (ScannedSegment seg : segments) {
+      oldFormat |= seg.version() != 0 && seg.version() < LogFormat.SEALED_SINCE_VERSION;
+    }
+    return new Result(Collections.unmodifiableList(segments), torn, logId, unsealed,
+        unsealed == null ? null : tornSeal, oldFormat);
+  }
+
+  /**
+   * A gap in the sequence numbers is a missing segment: a roll creates the next number and
+   * deletes the older segments oldest first, so no crash leaves one.
+   */
+  private static void checkNoGaps(List<SegmentFile> files) {
+    for (int i = 1; i < files.size(); i++) {
+      long before = files.get(i - 1).sequence();
+      long after = files.get(i).sequence();
+      if (after != before + 1) {
+        Path missing = files.get(i).file().resolveSibling(LogFormat.segmentFileName(before + 1));
+        throw new StateLogCorruptedException("state log segment " + missing.getFileName()
+            + (after == before + 2 ? "" : " (and the " + (after - before - 2) + " after it)")
+            + " is missing, between " + files.get(i - 1).file().getFileName() + " and "
+            + files.get(i).file().getFileName() + ": a roll creates the next segment and deletes"
+            + " the older ones oldest first, so no crash leaves a gap; the file was deleted or"
+            + " moved. " + missingSteps(), missing, 0);
+      }
+    }
+  }
+
+  /**
+   * The rules of {@link LogFormat} "Seals", once every segment is read: a sealed last segment
+   * means the newest segment is missing; an unsealed segment (format 3) may be followed by one
+   * segment only. Returns the segment before the last if it is unsealed (a roll a crash
+   * interrupted), else null.
+   */
+  private static ScannedSegment checkSeals(List<ScannedSegment> segments, TornTail torn)
+      throws IOException {
+    int n = segments.size();
+    if (n == 0) {
+      return null;
+    }
+    ScannedSegment last = segments.get(n - 1);
+    boolean lastEmpty = torn != null && torn.headerIncomplete() && torn.file().equals(last.file());
+    if (lastEmpty && n >= 2 && segments.get(n - 2).sealed()) {
+      ScannedSegment sealed = segments.get(n - 2);
+      throw new StateLogCorruptedException("state log segment " + sealed.file().getFileName()
+          + " is sealed, naming " + last.file().getFileName() + " as the segment that holds"
+          + " everything it held, but that segment's header is incomplete: a roll syncs the new"
+          + " segment completely before it seals the old one, so " + last.file().getFileName()
+          + " was damaged or cut afterwards, and with it the log's newest records. "
+          + missingSteps(), last.file(), 0);
+    }
+    if (last.sealed()) {
+      Path next = last.file().resolveSibling(LogFormat.segmentFileName(last.sequence() + 1));
+      if (Files.exists(next)) {
+        // A live owner rolled while this read: the listing is out of date.
+        throw new SegmentChangedException(
+            "segment " + next + " was created while the log was read");
+      }
+      throw new StateLogCorruptedException("state log segment " + next.getFileName()
+          + " is missing: the newest segment, " + last.file().getFileName() + ", is sealed, naming"
+          + " it as the segment that holds everything it held and the records written after it"
+          + " (a roll creates and syncs the new segment before it seals the old one, so no crash"
+          + " leaves a sealed last segment); the file was deleted or moved, and with it the"
+          + " decisions of the log's newest checkpoints. " + missingSteps(), next, 0);
+    }
+    ScannedSegment unsealed = null;
+    for (int i = 0; i < n - 1; i++) {
+      ScannedSegment seg = segments.get(i);
+      if (seg.version() < LogFormat.SEALED_SINCE_VERSION || seg.sealed()) {
+        continue; // format 2 has no seals
+      }
+      if (i < n - 2) {
+        throw new StateLogCorruptedException("state log segment " + seg.file().getFileName()
+            + " is not sealed, yet " + (n - 1 - i) + " segments follow it: a roll seals the old"
+            + " segment before anything is appended to the new one, so the segment was cut or"
+            + " damaged after it was sealed. " + missingSteps(), seg.file(), seg.validEnd());
+      }
+      unsealed = seg;
+    }
+    return unsealed;
+  }
+
+  /** What the operator does about a missing segment; nothing was changed. */
+  private static String missingSteps() {
+    return "Nothing was changed. To recover: stop, and copy the log directory aside; put the"
+        + " missing segment back, or restore a copy of the directory at least as recent as the"
+        + " loss (a file-system snapshot taken after the last append, say). Without it, the log"
+        + " would open at an older checkpoint and recovery would abort what the newer ones decided:"
+        + " finish the coordinators' transactions by hand and start on a new log, as for damage"
+        + " in a segment that is not the last one (see \"Torn tail or corruption\" in"
+        + " docs/state-log.md)";
   }
 
   /** The scan of one segment. */
@@ -99,6 +209,8 @@ final class LogReader {
     private final SegmentFile file;
     private final FileChannel ch;
     private final boolean last;
+    /** Whether this is the segment before the last: it may end in a torn seal. */
+    private final boolean beforeLast;
     private final RecordVisitor visitor;
     /** The log id of the earlier segments (null for the first one), and where it was read. */
     private final String expectedLogId;
@@ -112,14 +224,21 @@ final class LogReader {
     long validEnd;
     long records;
     TornTail torn;
+    /** Format version of the header, once read. */
+    int version;
+    /** Whether a SEAL record was read (it must be the segment's last record). */
+    boolean sealed;
+    /** A torn SEAL at the end of the segment before the last. */
+    TornTail tornSeal;
     /** The log id of this segment's header, once read. */
     String logId;
 
-    SegmentScan(SegmentFile file, FileChannel ch, boolean last, RecordVisitor visitor,
-        String expectedLogId, Path expectedLogIdFile) throws IOException {
+    SegmentScan(SegmentFile file, FileChannel ch, boolean last, boolean beforeLast,
+        RecordVisitor visitor, String expectedLogId, Path expectedLogIdFile) throws IOException {
       this.file = file;
       this.ch = ch;
       this.last = last;
+      this.beforeLast = beforeLast;
       this.visitor = visitor;
       this.expectedLogId = expectedLogId;
       this.expectedLogIdFile = expectedLogIdFile;
@@ -133,6 +252,11 @@ final class LogReader {
       long off = LogFormat.SEGMENT_HEADER_SIZE;
       validEnd = off;
       while (off < size) {
+        if (sealed) {
+          throw corrupted("bytes after the SEAL record that ends the segment (" + (size - off)
+              + " bytes): nothing is written to a segment once it is sealed, so they were added"
+              + " or damaged afterwards. " + steps(off), off);
+        }
         long avail = size - off;
         String problem;
         boolean lengthTrusted = false;
@@ -181,6 +305,14 @@ final class LogReader {
             // A live owner is appending here: what precedes is intact, this record in progress.
             torn = new TornTail(file.file(), off, size, false,
                 problem + ", and the record changed while it was read: an append in progress", false);
+            return;
+          }
+          if (beforeLast && version >= LogFormat.SEALED_SINCE_VERSION
+              && size - off <= LogFormat.sealRecordSize()
+              && (!lengthTrusted || len == LogFormat.sealRecordSize() - LogFormat.RECORD_HEADER_SIZE)
+              && isTorn(off, lengthTrusted, len)) {
+            // A roll's seal whose write a crash interrupted; the successor is complete.
+            tornSeal = new TornTail(file.file(), off, size, false, problem, zeroTailStart() <= off);
             return;
           }
           throw damaged(problem, off, lengthTrusted);
@@ -243,8 +375,10 @@ final class LogReader {
       int have = (int) Math.min(size, LogFormat.SEGMENT_HEADER_SIZE);
       ByteBuffer header = bytes(0, have);
       boolean magic = startsWithMagic(header);
-      if (have == LogFormat.SEGMENT_HEADER_SIZE && magic
-          && header.getInt(8) == LogFormat.VERSION && headerCrcMatches(header, LogFormat.VERSION)) {
+      int stored = have >= 12 ? header.getInt(8) : 0;
+      if (have == LogFormat.SEGMENT_HEADER_SIZE && magic && readable(stored)
+          && headerCrcMatches(header, stored)) {
+        version = stored;
         if (header.getLong(12) != file.sequence()) {
           throw corrupted("segment header names sequence " + header.getLong(12)
               + " but the file name says " + file.sequence() + ": the file was renamed or"
@@ -294,10 +428,12 @@ final class LogReader {
             + steps(0, false), 0);
       }
       int version = header.getInt(8);
-      if (version != LogFormat.VERSION) {
-        if (have == LogFormat.SEGMENT_HEADER_SIZE && headerCrcMatches(header, LogFormat.VERSION)) {
-          throw corrupted("segment header checksum mismatch (its format version field reads "
-              + version + ")" + where() + ". " + steps(0, false), 0);
+      if (!readable(version)) {
+        for (int v = LogFormat.OLDEST_READ_VERSION; v <= LogFormat.VERSION; v++) {
+          if (have == LogFormat.SEGMENT_HEADER_SIZE && headerCrcMatches(header, v)) {
+            throw corrupted("segment header checksum mismatch (its format version field reads "
+                + version + ")" + where() + ". " + steps(0, false), 0);
+          }
         }
         if (version > LogFormat.VERSION) {
           throw corrupted("the segment has format version " + version + ": it was written by a"
@@ -307,7 +443,7 @@ final class LogReader {
         }
         throw corrupted("the segment has format version " + version + ": it was written by an"
             + " older version of twophase, whose format this version does not read (it reads"
-            + " format " + LogFormat.VERSION + "). Nothing was changed: finish the log's"
+            + " formats " + LogFormat.OLDEST_READ_VERSION + " to " + LogFormat.VERSION + "). Nothing was changed: finish the log's"
             + " coordinators with the version that wrote it, then start them on a new log", 0);
       }
       if (have < LogFormat.SEGMENT_HEADER_SIZE) {
@@ -315,6 +451,10 @@ final class LogReader {
             + LogFormat.SEGMENT_HEADER_SIZE + " bytes)" + where() + ". " + steps(0, false), 0);
       }
       throw corrupted("segment header checksum mismatch" + where() + ". " + steps(0, false), 0);
+    }
+
+    private static boolean readable(int version) {
+      return version >= LogFormat.OLDEST_READ_VERSION && version <= LogFormat.VERSION;
     }
 
     private String where() {
@@ -430,10 +570,28 @@ final class LogReader {
           visitor.completed(id, checkpointId, epoch);
           break;
         }
+        case LogFormat.TYPE_SEAL:
+          if (version >= LogFormat.SEALED_SINCE_VERSION) {
+            if (len != LogFormat.sealRecordSize() - LogFormat.RECORD_HEADER_SIZE) {
+              throw malformed("SEAL", len, off);
+            }
+            long next = body.getLong();
+            end("SEAL", body, len, off);
+            if (next != file.sequence() + 1) {
+              throw corrupted("malformed SEAL record with a valid checksum: it names segment " + next
+                  + ", not the next one, " + (file.sequence() + 1) + ": the record was written by a"
+                  + " faulty writer. " + steps(off), off);
+            }
+            sealed = true;
+            break;
+          }
+          // fall through: format 2 has no seals
         default:
           throw corrupted("unknown state log record type " + type + " with a valid checksum (this"
               + " version of twophase knows types " + LogFormat.TYPE_OWNER + " to "
-              + LogFormat.TYPE_COMPLETED + "): the record was written by a faulty writer, since a"
+              + (version >= LogFormat.SEALED_SINCE_VERSION
+                  ? LogFormat.TYPE_SEAL : LogFormat.TYPE_COMPLETED)
+              + " in a segment of format " + version + "): the record was written by a faulty writer, since a"
               + " newer version of twophase would have written a newer segment format. "
               + steps(off), off);
       }

@@ -19,9 +19,11 @@ import org.slf4j.Logger;
 
 /**
  * Opening a log: creates the directory if needed, claims it with an OS lock, reads the segments
- * ({@link LogReader}), cuts off a torn tail, opens the active segment (or creates the first one),
- * appends a durable OWNER record with a new epoch and rolls if the active segment is due. Every
- * failure releases what the open took.
+ * ({@link LogReader}), cuts off a torn tail, seals the segment before the last if a crash
+ * interrupted the roll before its seal ({@link LogFormat}, "Seals"), opens the active segment (or
+ * creates the first one), appends a durable OWNER record with a new epoch and rolls if the active
+ * segment is due, or if the log holds a segment of format 2 (which has no seals). Every failure
+ * releases what the open took.
  */
 final class Recovery {
 
@@ -126,6 +128,9 @@ final class Recovery {
     if (scan.tornTail() != null) {
       cut(scan.tornTail(), segments);
     }
+    if (scan.unsealed() != null) {
+      completeRoll(scan.unsealed(), scan.tornSeal(), segments);
+    }
     // A log without a segment with a complete header is new (a first segment whose header was
     // never completely written was deleted just now: its open never returned, so nobody learned
     // of its id).
@@ -149,7 +154,7 @@ final class Recovery {
         active = compactor.createSegment(nextSequence, epoch, List.of(), false);
       } else {
         LogReader.ScannedSegment last = segments.get(segments.size() - 1);
-        active = Segment.reopen(last.sequence(), last.file(), last.validEnd());
+        active = Segment.reopen(last.sequence(), last.file(), last.version(), last.validEnd());
         ByteBuffer buf = ByteBuffer.allocate(LogFormat.ownerRecordSize());
         LogFormat.putOwner(buf, new CRC32C(), epoch);
         buf.flip();
@@ -158,7 +163,11 @@ final class Recovery {
       }
       appends = new AppendPath(
           directory, epoch, index, active, io, compactor, health, sync, counters, faults);
-      appends.maybeRoll();
+      if (scan.oldFormat()) {
+        LOG.info("State log {} holds a segment of format {}, without seals: rolling it to a"
+            + " segment of format {}", directory, LogFormat.OLDEST_READ_VERSION, LogFormat.VERSION);
+      }
+      appends.maybeRoll(scan.oldFormat());
       if (segments.isEmpty()) {
         LOG.info("Created state log {} (log id {}) as owner epoch {}", directory, logId, epoch);
       } else if (LOG.isInfoEnabled()) {
@@ -202,6 +211,47 @@ final class Recovery {
       }
     } catch (IOException | RuntimeException e) {
       failure.addSuppressed(e);
+    }
+  }
+
+  /**
+   * Finishes a roll that a crash interrupted after it created the last segment, before the seal of
+   * {@code unsealed}, the segment before it, was durable: cuts off a torn seal and seals it, so
+   * that from now on the loss of the last segment is detected. The last segment holds nothing the
+   * segments before it do not (no append reached it), but it may be incomplete, so both stay; the
+   * next roll deletes them. If the last segment was removed just now (its header was never
+   * completely written), {@code unsealed} is the last segment again: only a torn seal is cut off.
+   */
+  private void completeRoll(LogReader.ScannedSegment unsealed, TornTail tornSeal,
+      List<LogReader.ScannedSegment> segments) throws IOException {
+    boolean followed = segments.size() >= 2
+        && segments.get(segments.size() - 2).sequence() == unsealed.sequence();
+    if (!followed && tornSeal == null) {
+      return;
+    }
+    try (FileChannel ch = FileChannel.open(unsealed.file(), StandardOpenOption.WRITE)) {
+      ch.truncate(unsealed.validEnd());
+      if (followed) {
+        ByteBuffer b = ByteBuffer.allocate(LogFormat.sealRecordSize());
+        LogFormat.putSeal(b, new CRC32C(), unsealed.sequence() + 1);
+        b.flip();
+        for (long pos = unsealed.validEnd(); b.hasRemaining(); ) {
+          pos += ch.write(b, pos);
+        }
+      }
+      ch.force(true);
+    }
+    Path next = unsealed.file().resolveSibling(LogFormat.segmentFileName(unsealed.sequence() + 1));
+    if (followed) {
+      LOG.warn("Sealed state log segment {}{}: a crash interrupted the roll to {} after that"
+              + " segment was created; nothing was lost",
+          unsealed.file(),
+          tornSeal == null ? "" : " (after cutting off its torn seal, " + tornSeal.bytes() + " bytes)",
+          next.getFileName());
+    } else {
+      LOG.warn("Cut off the torn seal of state log segment {} ({} bytes): a crash interrupted the"
+          + " roll to {}, which held nothing yet; nothing was lost", unsealed.file(),
+          tornSeal.bytes(), next.getFileName());
     }
   }
 

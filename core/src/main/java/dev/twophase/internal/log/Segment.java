@@ -37,6 +37,8 @@ final class Segment {
 
   final long sequence;
   final Path file;
+  /** Its format version: {@link LogFormat#VERSION} for a segment this release created. */
+  final int version;
   /** The descriptor in use; replaced by the standby once an interrupt closed it. */
   volatile FileChannel channel;
   /** Bytes written; guarded by the append lock. */
@@ -66,9 +68,11 @@ final class Segment {
   /** Whether {@code channel} may sync: it would report every write-back error not yet reported. */
   private boolean channelMaySync = true;
 
-  private Segment(long sequence, Path file, FileChannel channel, long size) throws IOException {
+  private Segment(long sequence, Path file, int version, FileChannel channel, long size)
+      throws IOException {
     this.sequence = sequence;
     this.file = file;
+    this.version = version;
     this.channel = channel;
     this.size = size;
     this.allocated = size;
@@ -79,22 +83,22 @@ final class Segment {
 
   /** Creates {@code file}, which must not exist, as an empty segment; on failure nothing stays open. */
   static Segment create(long sequence, Path file) throws IOException {
-    return open(sequence, file, 0, StandardOpenOption.CREATE_NEW);
+    return open(sequence, file, LogFormat.VERSION, 0, StandardOpenOption.CREATE_NEW);
   }
 
   /**
-   * Opens the existing segment {@code file} for appending after its first {@code size} bytes; on
-   * failure nothing stays open.
+   * Opens the existing segment {@code file} of format {@code version} for appending after its
+   * first {@code size} bytes; on failure nothing stays open.
    */
-  static Segment reopen(long sequence, Path file, long size) throws IOException {
-    return open(sequence, file, size, StandardOpenOption.WRITE);
+  static Segment reopen(long sequence, Path file, int version, long size) throws IOException {
+    return open(sequence, file, version, size, StandardOpenOption.WRITE);
   }
 
-  private static Segment open(long sequence, Path file, long size, StandardOpenOption mode)
-      throws IOException {
+  private static Segment open(long sequence, Path file, int version, long size,
+      StandardOpenOption mode) throws IOException {
     FileChannel ch = FileChannel.open(file, mode, StandardOpenOption.WRITE);
     try {
-      return new Segment(sequence, file, ch, size);
+      return new Segment(sequence, file, version, ch, size);
     } catch (IOException | RuntimeException | Error e) {
       SegmentedLog.closeQuietly(ch);
       throw e;

@@ -87,6 +87,18 @@ final class SegmentIo {
    * them off, and so does the next open after a crash. Under the append lock (or during open).
    */
   void write(Segment seg, ByteBuffer buf) throws IOException {
+    write(seg, buf, preallocateBytes);
+  }
+
+  /**
+   * Writes {@code buf} at the end of the records of a segment that no longer grows (the seal of a
+   * roll), without zeros ahead. Under the append lock.
+   */
+  void writeLast(Segment seg, ByteBuffer buf) throws IOException {
+    write(seg, buf, 0);
+  }
+
+  private void write(Segment seg, ByteBuffer buf, long preallocateBytes) throws IOException {
     long end = seg.size + buf.remaining();
     long zeros = end > seg.allocated && preallocateBytes > 0
         ? zerosAhead(end, preallocateBytes, usableSpace())

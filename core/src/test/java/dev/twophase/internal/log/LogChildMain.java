@@ -20,7 +20,8 @@ import java.nio.file.Path;
  *       completion mark after each but the last; run it with {@code -Dtwophase.crashAt=...}.
  *   <li>{@code compact}: with segmentBytes 4096, appends for coordinators c0..c5 a STATE (id 10,
  *       payload "c<i>-10") and a completion (id 9), then compacts; run it with
- *       {@code -Dtwophase.crashAt=DURING_COMPACTION}.
+ *       {@code -Dtwophase.crashAt=DURING_COMPACTION}; run again on the log it left, it opens it
+ *       (sealing the segment the roll left unsealed) and does the same.
  * </ul>
  *
  * <p>The logs get a {@link CrashInjector} for the point named by {@code -Dtwophase.crashAt}

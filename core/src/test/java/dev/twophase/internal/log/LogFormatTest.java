@@ -41,7 +41,7 @@ class LogFormatTest {
     byte[] h = b.array();
     assertEquals(32, b.position());
     ByteBuffer expected = ByteBuffer.allocate(32);
-    expected.put("TWOPHLOG".getBytes(StandardCharsets.US_ASCII)).putInt(2)
+    expected.put("TWOPHLOG".getBytes(StandardCharsets.US_ASCII)).putInt(3)
         .putLong(0x0102030405060708L).put("k3x9a0zq".getBytes(StandardCharsets.US_ASCII));
     expected.putInt(crc(expected.array(), 0, 28));
     assertArrayEquals(expected.array(), h);

@@ -12,6 +12,7 @@ import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
 import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.jdbc.internal.BatchWriter;
+import dev.twophase.jdbc.internal.OwnerLocks;
 import dev.twophase.jdbc.internal.TransactionCodec;
 import dev.twophase.jdbc.internal.TransactionEngine;
 import java.sql.Connection;
@@ -71,6 +72,10 @@ public final class JdbcParticipant<IN>
   private final Map<String, BatchWriter<IN>> writers = new ConcurrentHashMap<>();
   /** Names of retired transactions whose marker rows wait for the next batched delete. */
   private final List<String> retired = new ArrayList<>();
+  /** Who owns each prefix this participant works on, in the database ({@link OwnerLocks}). */
+  private final OwnerLocks locks;
+  /** The claims this participant holds, by transaction-name prefix. */
+  private final Map<String, OwnerLocks.Claim> claimed = new ConcurrentHashMap<>();
 
   JdbcParticipant(TransactionEngine engine, String insertSql,
       dev.twophase.jdbc.RowBinder<? super IN> binder, int batchSize, int markerDeleteBatch) {
@@ -79,6 +84,7 @@ public final class JdbcParticipant<IN>
     this.binder = binder;
     this.batchSize = batchSize;
     this.markerDeleteBatch = markerDeleteBatch;
+    this.locks = new OwnerLocks(engine.dialect());
   }
 
   /** A builder over a {@code DataSource} of PostgreSQL, MariaDB, MySQL or H2 (detected). */
@@ -182,8 +188,27 @@ public final class JdbcParticipant<IN>
     };
   }
 
+  /**
+   * Claims the context's transactions in the database (a session-level advisory lock on
+   * PostgreSQL, MariaDB and MySQL) before recovery touches any of them, so that a copy of the
+   * coordinator's state log running beside it is refused.
+   */
+  @Override
+  public void startRecovery(ParticipantContext context) throws SQLException {
+    claim(context);
+  }
+
+  private void claim(ParticipantContext context) throws SQLException {
+    String prefix = context.transactionNamePrefix();
+    if (!claimed.containsKey(prefix)) {
+      claimed.put(prefix, locks.claim(prefix, context.ownerEpoch(), context.coordinatorId(),
+          context.participantName()));
+    }
+  }
+
   @Override
   public void finishRecoveringContext(RecoveryContext<JdbcTransaction, Void> context) throws Exception {
+    claim(context); // an engine that does not call startRecovery: still before any rollback
     Set<String> handled = new HashSet<>();
     for (JdbcTransaction t : context.handledTransactions()) {
       handled.add(t.name());
@@ -247,6 +272,10 @@ public final class JdbcParticipant<IN>
       closeWriter(new JdbcTransaction(name, false), false);
     }
     engine.close();
+    for (OwnerLocks.Claim claim : claimed.values()) {
+      claim.close();
+    }
+    claimed.clear();
     List<String> batch;
     synchronized (retired) {
       batch = new ArrayList<>(retired);

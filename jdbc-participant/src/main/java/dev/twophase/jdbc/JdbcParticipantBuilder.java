@@ -146,6 +146,12 @@ public final class JdbcParticipantBuilder<IN> {
               + "docs/jdbc-participant.md shows");
         }
         markers.check(c);
+        String insert = markers.insertProblem(c);
+        if (insert != null) {
+          throw new DatabaseSetupException(label + " on " + dialect.product() + ": the marker table "
+              + markerTable + " does not take a marker row (name, owner, epoch): " + insert + ". Give the "
+              + "participant a table of its own with markerTable(name), or give every other column a default");
+        }
       }
     } catch (SQLException e) {
       throw new DatabaseSetupException(label + " on " + dialect.product() + ": the marker table "

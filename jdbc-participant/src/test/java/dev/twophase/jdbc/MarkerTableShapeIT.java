@@ -60,6 +60,30 @@ class MarkerTableShapeIT {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void anotherNotNullColumnWithoutADefaultIsRefusedAndNothingIsLeftInTheTable(TestDatabase db) throws Exception {
+    String table = table();
+    db.execute("CREATE TABLE " + table + " (name VARCHAR(200) NOT NULL PRIMARY KEY, owner VARCHAR(200) NOT NULL, "
+        + "epoch BIGINT NOT NULL, note VARCHAR(20) NOT NULL)");
+    try {
+      DatabaseSetupException e = assertThrows(DatabaseSetupException.class,
+          () -> db.builder().get().markerTable(table).createMarkerTable(false).build());
+      String m = e.getMessage();
+      assertTrue(m.contains("marker table " + table + " does not take a marker row (name, owner, epoch)"), m);
+      assertTrue(m.toLowerCase(java.util.Locale.ROOT).contains("note"), "the database's reason names the column: " + m);
+      assertTrue(m.contains("columns found: name "), m);
+      assertTrue(m.contains("expected: name VARCHAR(200) NOT NULL PRIMARY KEY"), m);
+      assertEquals(0, db.count("SELECT COUNT(*) FROM " + table), "the probe row was rolled back");
+      db.execute("ALTER TABLE " + table + " DROP COLUMN note");
+      db.execute("ALTER TABLE " + table + " ADD COLUMN note VARCHAR(20) DEFAULT 'x' NOT NULL");
+      db.builder().get().markerTable(table).createMarkerTable(false).build().close();
+      assertEquals(0, db.count("SELECT COUNT(*) FROM " + table), "with a default it builds, and leaves no row");
+    } finally {
+      db.execute("DROP TABLE " + table);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
   void theDocumentedShapeBuilds(TestDatabase db) throws Exception {
     String table = table();
     db.execute("CREATE TABLE " + table + " (name VARCHAR(200) NOT NULL PRIMARY KEY, owner VARCHAR(200) NOT NULL, "

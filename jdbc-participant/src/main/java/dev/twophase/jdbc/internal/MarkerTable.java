@@ -9,10 +9,8 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -78,51 +76,73 @@ public final class MarkerTable {
   public static final String EXPECTED_COLUMNS = "name VARCHAR(" + COLUMN_CHARS + ") NOT NULL PRIMARY KEY, "
       + "owner VARCHAR(" + COLUMN_CHARS + ") NOT NULL, epoch BIGINT NOT NULL";
 
+  /** A column of the table, as an empty query's metadata shows it. */
+  private record Column(String name, int type, String typeName, int precision, int scale) {
+
+    boolean text() {
+      return TEXT.contains(type);
+    }
+
+    @Override
+    public String toString() {
+      return name + ' ' + typeName + (text() && precision > 0 && precision < Integer.MAX_VALUE ? "(" + precision + ")" : "");
+    }
+  }
+
+  /** The table's columns, from the metadata of an empty query (the same on every database). */
+  private List<Column> columns(Connection c) throws SQLException {
+    List<Column> columns = new ArrayList<>();
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
+      ResultSetMetaData md = rs.getMetaData();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        columns.add(new Column(md.getColumnName(i).toLowerCase(Locale.ROOT), md.getColumnType(i),
+            md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i)));
+      }
+    }
+    return columns;
+  }
+
+  private static String found(List<Column> columns) {
+    return " (columns found: " + String.join(", ", columns.stream().map(Column::toString).toList())
+        + "; expected: " + EXPECTED_COLUMNS + ")";
+  }
+
   /**
    * What is wrong with the table's columns, or null if the participant can write and read its
    * markers in it: {@code name} and {@code owner} text columns of at least {@value #COLUMN_CHARS}
-   * characters, {@code epoch} a 64-bit integer. Other columns are left alone. Read from the
-   * metadata of an empty query, so the same on every database (whatever case it keeps names in).
+   * characters, {@code epoch} a 64-bit integer. Other columns are left alone here (see
+   * {@link #insertProblem}). Whatever case the database keeps names in.
    */
   public String shapeMismatch(Connection autoCommit) throws SQLException {
-    Map<String, String> found = new LinkedHashMap<>();
+    List<Column> columns = columns(autoCommit);
     List<String> problems = new ArrayList<>();
     boolean name = false;
     boolean owner = false;
     boolean epoch = false;
-    try (Statement s = autoCommit.createStatement();
-        ResultSet rs = s.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0")) {
-      ResultSetMetaData md = rs.getMetaData();
-      for (int i = 1; i <= md.getColumnCount(); i++) {
-        String column = md.getColumnName(i).toLowerCase(Locale.ROOT);
-        int type = md.getColumnType(i);
-        int precision = md.getPrecision(i);
-        boolean text = TEXT.contains(type);
-        found.put(column, md.getColumnTypeName(i) + (text && precision > 0 && precision < Integer.MAX_VALUE
-            ? "(" + precision + ")" : ""));
-        switch (column) {
-          case "name", "owner" -> {
-            if (!text) {
-              problems.add(column + " is not a text column");
-            } else if (precision > 0 && precision < COLUMN_CHARS) {
-              problems.add(column + " holds " + precision + " characters, fewer than " + COLUMN_CHARS);
-            }
-            if (column.equals("name")) {
-              name = true;
-            } else {
-              owner = true;
-            }
+    for (Column column : columns) {
+      switch (column.name()) {
+        case "name", "owner" -> {
+          if (!column.text()) {
+            problems.add(column.name() + " is not a text column");
+          } else if (column.precision() > 0 && column.precision() < COLUMN_CHARS) {
+            problems.add(column.name() + " holds " + column.precision() + " characters, fewer than " + COLUMN_CHARS);
           }
-          case "epoch" -> {
-            epoch = true;
-            boolean wide = type == Types.BIGINT
-                || ((type == Types.NUMERIC || type == Types.DECIMAL) && precision >= 19 && md.getScale(i) == 0);
-            if (!wide) {
-              problems.add("epoch is not a 64-bit integer column");
-            }
+          if (column.name().equals("name")) {
+            name = true;
+          } else {
+            owner = true;
           }
-          default -> { }
         }
+        case "epoch" -> {
+          epoch = true;
+          int type = column.type();
+          boolean wide = type == Types.BIGINT || ((type == Types.NUMERIC || type == Types.DECIMAL)
+              && column.precision() >= 19 && column.scale() == 0);
+          if (!wide) {
+            problems.add("epoch is not a 64-bit integer column");
+          }
+        }
+        default -> { }
       }
     }
     List<String> missing = new ArrayList<>();
@@ -136,12 +156,30 @@ public final class MarkerTable {
       missing.add("no column epoch");
     }
     problems.addAll(0, missing);
-    if (problems.isEmpty()) {
+    return problems.isEmpty() ? null : String.join(", ", problems) + found(columns);
+  }
+
+  /**
+   * Why a marker row cannot be inserted, or null if it can: one is inserted in a transaction that
+   * is rolled back, so that what the columns' types do not show (another {@code NOT NULL} column
+   * without a default, a check constraint, a trigger, a missing {@code INSERT} grant) is found at
+   * build, not at the first pre-commit.
+   */
+  public String insertProblem(Connection autoCommit) throws SQLException {
+    autoCommit.setAutoCommit(false);
+    try (Statement s = autoCommit.createStatement()) {
+      s.executeUpdate(insertSql("~twophase-probe~", "~twophase-probe~", 0));
       return null;
+    } catch (SQLException e) {
+      return SqlErrors.describe(e) + found(columns(rollBack(autoCommit)));
+    } finally {
+      rollBack(autoCommit).setAutoCommit(true);
     }
-    StringBuilder columns = new StringBuilder();
-    found.forEach((c, t) -> columns.append(columns.length() == 0 ? "" : ", ").append(c).append(' ').append(t));
-    return String.join(", ", problems) + " (columns found: " + columns + "; expected: " + EXPECTED_COLUMNS + ")";
+  }
+
+  private static Connection rollBack(Connection c) throws SQLException {
+    c.rollback();
+    return c;
   }
 
   private static final Set<Integer> TEXT = Set.of(Types.VARCHAR, Types.CHAR, Types.NVARCHAR, Types.NCHAR,

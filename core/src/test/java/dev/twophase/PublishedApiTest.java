@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -20,7 +21,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the project publishes, checked from the build's own files: core exports only its API
+ * What the project publishes, checked from the build's own files: every sealed module exports only its API
  * packages, every public type of a published API package says how stable it is, and the BOM
  * lists this project's artifacts and nothing else. Reads the sibling modules' sources, so it runs
  * from the reactor (the working directory is {@code core/}).
@@ -85,6 +86,102 @@ class PublishedApiTest {
     assertTrue(checked > 60, "found only " + checked + " public types: is the working directory core/?");
     assertEquals(List.of(), unmarked,
         "public types without @Public, @PublicEvolving, @Experimental or @Internal");
+  }
+
+  /**
+   * The published modules with a module descriptor, and each one's internal package. Flink's
+   * adapter has none: Flink's jars split packages between flink-core and flink-runtime, so no
+   * named module can read both; it is an automatic module ({@code Automatic-Module-Name}).
+   */
+  private static final Map<String, String> SEALED = Map.of(
+      "core", "dev.twophase.internal",
+      "testkit", "",
+      "file-participant", "dev.twophase.file.internal",
+      "jdbc-participant", "dev.twophase.jdbc.internal",
+      "kafka-participant", "dev.twophase.kafka.internal");
+
+  /** Every module's internal package (the adapter's too), whose types no other module may use. */
+  private static final Map<String, String> INTERNALS = Map.of(
+      "core", "dev.twophase.internal",
+      "file-participant", "dev.twophase.file.internal",
+      "jdbc-participant", "dev.twophase.jdbc.internal",
+      "kafka-participant", "dev.twophase.kafka.internal",
+      "flink", "dev.twophase.flink.internal");
+
+  private static final Pattern EXPORTS = Pattern.compile("^\\s*exports\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
+  private static final Pattern IMPORT = Pattern.compile("^import (?:static )?(dev\\.twophase\\.[\\w.]+);", Pattern.MULTILINE);
+
+  @Test
+  void everySealedModuleExportsNoInternalPackage() throws IOException {
+    for (Map.Entry<String, String> m : SEALED.entrySet()) {
+      String descriptor = Files.readString(ROOT.resolve(m.getKey()).resolve("src/main/java/module-info.java"));
+      Matcher exports = EXPORTS.matcher(descriptor);
+      List<String> exported = new ArrayList<>();
+      while (exports.find()) {
+        exported.add(exports.group(1));
+      }
+      assertFalse(exported.isEmpty(), m.getKey() + " exports nothing");
+      assertTrue(exported.stream().noneMatch(e -> e.contains(".internal")), m.getKey() + " exports " + exported);
+    }
+  }
+
+  @Test
+  void everyPublicTypeOfAnInternalPackageIsMarkedInternal() throws IOException {
+    List<String> unmarked = new ArrayList<>();
+    int checked = 0;
+    for (String module : INTERNALS.keySet()) {
+      for (Path file : sources(ROOT.resolve(module).resolve("src/main/java"))) {
+        if (!file.toString().contains("/internal/")) {
+          continue;
+        }
+        String source = Files.readString(file);
+        Matcher type = PUBLIC_TYPE.matcher(source);
+        if (type.find()) {
+          checked++;
+          if (!source.substring(0, type.start()).contains("@Internal")) {
+            unmarked.add(ROOT.relativize(file).toString());
+          }
+        }
+      }
+    }
+    assertTrue(checked > 50, "found only " + checked + " public internal types: is the working directory core/?");
+    assertEquals(List.of(), unmarked, "public types of internal packages without @Internal");
+  }
+
+  @Test
+  void noModuleUsesAnotherModulesInternals() throws IOException {
+    List<String> found = new ArrayList<>();
+    int scanned = 0;
+    List<String> modules = List.of("core", "testkit", "file-participant", "jdbc-participant", "kafka-participant",
+        "kafka-testbroker", "flink", "demo", "benchmarks", "docs");
+    for (String module : modules) {
+      for (String tree : List.of("src/main/java", "src/test/java")) {
+        Path root = ROOT.resolve(module).resolve(tree);
+        if (!Files.isDirectory(root)) {
+          continue;
+        }
+        for (Path file : sources(root)) {
+          scanned++;
+          Matcher imports = IMPORT.matcher(Files.readString(file));
+          while (imports.find()) {
+            String imported = imports.group(1);
+            for (Map.Entry<String, String> internal : INTERNALS.entrySet()) {
+              if (!internal.getKey().equals(module) && imported.startsWith(internal.getValue() + ".")) {
+                found.add(ROOT.relativize(file) + " imports " + imported);
+              }
+            }
+          }
+        }
+      }
+    }
+    assertTrue(scanned > 300, "scanned only " + scanned + " sources: is the working directory core/?");
+    assertEquals(List.of(), found, "one module's internals used by another");
+  }
+
+  private static List<Path> sources(Path root) throws IOException {
+    try (Stream<Path> walk = Files.walk(root)) {
+      return walk.filter(p -> p.toString().endsWith(".java")).sorted().collect(Collectors.toList());
+    }
   }
 
   @Test

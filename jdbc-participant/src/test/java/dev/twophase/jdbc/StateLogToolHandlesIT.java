@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.Coordinator;
 import dev.twophase.FileStateLog;
-import dev.twophase.cli.StateLogTool;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -33,9 +32,13 @@ class StateLogToolHandlesIT {
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int status = StateLogTool.run(new String[] {tmp.resolve("log").toString()},
-        new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-        Clock.systemUTC());
+    // dev.twophase.cli is not exported from the core module (users run it as a program), so it is
+    // called the way a launcher would
+    int status = (int) Class.forName("dev.twophase.cli.StateLogTool")
+        .getMethod("run", String[].class, PrintStream.class, PrintStream.class, Clock.class)
+        .invoke(null, new String[] {tmp.resolve("log").toString()},
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+            Clock.systemUTC());
     String shown = out.toString(StandardCharsets.UTF_8);
     assertEquals(0, status, err.toString(StandardCharsets.UTF_8));
     assertTrue(shown.contains("{\"name\":\"" + current + "\",\"empty\":false}"), shown);

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.jdbc.RowBinder;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,6 +18,7 @@ import java.sql.SQLException;
  * <p>The statement is prepared at the first record, so a transaction without records stays
  * empty. Used by the application thread only.
  */
+@Internal
 public final class BatchWriter<IN> implements AutoCloseable {
 
   /** Gives the transaction's connection, marking the transaction written. */

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.sql.Connection;
 import java.sql.SQLException;
 
@@ -11,6 +12,7 @@ import java.sql.SQLException;
  * <p>Not thread-safe; the participant hands a branch from the application thread to the committer
  * thread only through a happens-before edge (the coordinator's decision).
  */
+@Internal
 public interface Branch {
 
   /** The transaction's name in the database. */

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -19,6 +20,7 @@ import java.util.regex.Pattern;
  * is ours if it is a name the coordinator calls ours, or if it starts with our {@code ~<h>~} and
  * the coordinator calls {@code <prefix><rest>} ours.
  */
+@Internal
 public final class BranchNames {
 
   /** What the coordinator's names are made of; anything else is refused rather than escaped. */

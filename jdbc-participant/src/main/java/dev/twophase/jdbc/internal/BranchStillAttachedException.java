@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.sql.SQLTransientException;
 
 /**
@@ -7,6 +8,7 @@ import java.sql.SQLTransientException;
  * session still holds it (MariaDB answers "unknown XID" until the session that prepared it ends).
  * Only a later attempt can decide; never read it as "not prepared".
  */
+@Internal
 public final class BranchStillAttachedException extends SQLTransientException {
 
   private static final long serialVersionUID = 1L;

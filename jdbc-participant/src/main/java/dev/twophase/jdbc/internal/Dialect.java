@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.List;
  * <p>Threads: a dialect is shared and thread-safe; a {@link Branch} is used by one thread at a
  * time.
  */
+@Internal
 public interface Dialect {
 
   /** The database's name for messages, e.g. {@code PostgreSQL}. */

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -7,6 +8,7 @@ import java.util.Locale;
 import javax.sql.DataSource;
 
 /** Picks the dialect of a data source from its driver's metadata. */
+@Internal
 public final class Dialects {
 
   private Dialects() {}

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.jdbc.DatabaseSetupException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -23,6 +24,7 @@ import javax.sql.DataSource;
  * the session that ran {@code COMMIT TRANSACTION} for a recovered transaction may not see its rows
  * until its next transaction (other sessions do at once).
  */
+@Internal
 public final class H2Dialect extends SqlDialect {
 
   /** H2's identifiers are at most 256 characters; stay well within. */

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.jdbc.DatabaseSetupException;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -20,6 +21,7 @@ import javax.sql.DataSource;
  * finished; and a connection that holds a prepared branch must never go back to a pool (the next
  * user's {@code XA START} would fail, and the branch would stay attached to it).
  */
+@Internal
 public final class MariaDbDialect extends SqlDialect {
 
   /** "TPC1": marks this participant's branches in {@code XA RECOVER}. */

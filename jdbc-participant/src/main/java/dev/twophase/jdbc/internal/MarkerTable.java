@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,6 +25,7 @@ import java.util.regex.Pattern;
  * (the participant's name prefix, to delete its own rows) and {@code epoch} (the coordinator
  * incarnation that wrote it). Rows are deleted once the coordinator retires their handles.
  */
+@Internal
 public final class MarkerTable {
 
   /** The default table name. */

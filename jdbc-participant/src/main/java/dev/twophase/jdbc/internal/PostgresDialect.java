@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.jdbc.DatabaseSetupException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -16,6 +17,7 @@ import javax.sql.DataSource;
  * that prepared it, so any session can finish it; the branch still commits on its own session to
  * save a pool checkout.
  */
+@Internal
 public final class PostgresDialect extends SqlDialect {
 
   /** {@code GIDSIZE} is 200 bytes with the terminating zero. */

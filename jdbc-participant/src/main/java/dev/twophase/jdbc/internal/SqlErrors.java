@@ -1,8 +1,10 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.sql.SQLException;
 
 /** Describes an SQL error with its SQLSTATE and vendor code, as the docs' troubleshooting names them. */
+@Internal
 public final class SqlErrors {
 
   private SqlErrors() {}

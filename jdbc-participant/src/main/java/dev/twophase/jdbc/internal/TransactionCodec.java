@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.Codec;
 import dev.twophase.Codecs;
 import dev.twophase.jdbc.JdbcTransaction;
@@ -11,6 +12,7 @@ import java.util.Arrays;
  * that the state-log CLI shows it as it shows other participants' handles. Version 1, still read:
  * one flag byte (1 = empty) followed by the name in UTF-8. No Java serialization, no class names.
  */
+@Internal
 public final class TransactionCodec implements Codec<JdbcTransaction> {
 
   public static final TransactionCodec INSTANCE = new TransactionCodec();

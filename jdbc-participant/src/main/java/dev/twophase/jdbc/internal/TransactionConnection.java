@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -20,6 +21,7 @@ import java.util.Set;
  * <p>Thread-safe in the sense that {@link #expire()} may come from another thread; the connection
  * itself is as thread-safe as the driver's.
  */
+@Internal
 public final class TransactionConnection implements InvocationHandler {
 
   private static final Set<String> REFUSED =

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.RetriableTwoPhaseException;
@@ -29,6 +30,7 @@ import org.slf4j.LoggerFactory;
  * two threads at once (the coordinator hands a pre-committed transaction to the committer only
  * after its decision).
  */
+@Internal
 public final class TransactionEngine implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(TransactionEngine.class);

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.annotation.Internal;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -24,6 +25,7 @@ import org.slf4j.LoggerFactory;
  * drivers (H2's) silently ignore a {@code rollback} of an xid that their {@code recover} did not
  * list, and only "not listed" proves that nothing is left to finish.
  */
+@Internal
 public final class XaDialect implements Dialect {
 
   private static final Logger LOG = LoggerFactory.getLogger(XaDialect.class);

@@ -1,6 +1,9 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
+
 /** What aborting a transaction from its handle found (the participant maps it to core's outcome). */
+@Internal
 public enum AbortResult {
   /** It was open on the broker and is aborted now. */
   ABORTED,

@@ -1,5 +1,7 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
+
 /**
  * What the broker's transaction coordinator shows about one transaction of a transactional id, as
  * {@link BrokerTransactionView} reads it.
@@ -9,6 +11,7 @@ package dev.twophase.kafka.internal;
  *     epoch (not one the broker bumped to, or a later transaction's)
  * @param evidence the broker's description it was read from, for messages
  */
+@Internal
 public record BrokerFinding(Outcome outcome, boolean atTransactionEpoch, String evidence) {
 
   /** What became of the transaction. */

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -40,6 +41,7 @@ import org.apache.kafka.common.errors.TransactionalIdNotFoundException;
  *
  * <p>Thread-safe; the admin client is the caller's.
  */
+@Internal
 public final class BrokerTransactionView {
 
   private final Admin admin;

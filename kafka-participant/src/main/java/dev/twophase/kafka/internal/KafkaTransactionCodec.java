@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.Codec;
 import dev.twophase.kafka.KafkaTransaction;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,7 @@ import java.nio.charset.StandardCharsets;
  * {@code name;transactionalId;producerId;epoch;TV1|TV2;started|empty}. Names and ids contain no
  * {@code ;} (they are {@code [A-Za-z0-9._-]}). A version it does not know is refused, never guessed.
  */
+@Internal
 public final class KafkaTransactionCodec implements Codec<KafkaTransaction> {
 
   public static final KafkaTransactionCodec INSTANCE = new KafkaTransactionCodec();

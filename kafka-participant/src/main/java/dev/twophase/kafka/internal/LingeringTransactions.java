@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -27,6 +28,7 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
  * a larger pool an earlier incarnation used; on a broker without the pattern filter,
  * {@code describeTransactions} of the current pool's ids.
  */
+@Internal
 public final class LingeringTransactions {
 
   private final Admin admin;

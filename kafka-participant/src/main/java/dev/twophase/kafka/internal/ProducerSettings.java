@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
@@ -15,6 +16,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * idempotence and {@code acks=all}, which are the defaults and may not be turned off. Settings
  * that contradict this are refused with a message that names them.
  */
+@Internal
 public final class ProducerSettings {
 
   /** Kafka's default {@code transaction.timeout.ms}. */

@@ -1,5 +1,7 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
+
 /**
  * What a transactional producer's transaction manager holds about its current transaction that a
  * new process needs to finish it: the producer id and epoch the broker knows the transaction by,
@@ -8,6 +10,7 @@ package dev.twophase.kafka.internal;
  * transaction was started on the broker at all (an empty transaction never was, and a commit of it
  * must not reach the broker).
  */
+@Internal
 public record ProducerState(long producerId, short epoch, boolean transactionV2, boolean started) {
 
   @Override

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.FencedException;
 import dev.twophase.RecordWriter;
 import dev.twophase.kafka.KafkaTransaction;
@@ -14,6 +15,7 @@ import org.apache.kafka.common.header.Header;
  * fails alone, before anything is sent, and the transaction stays usable; a send that fails at the
  * broker fails the transaction's pre-commit. Application thread only.
  */
+@Internal
 public final class RecordSender<IN> implements RecordWriter<IN> {
 
   /** A bound on a record's framing in a batch (Kafka's record and batch headers). */

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.kafka.IncompatibleKafkaClientException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,6 +33,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  * <p>Thread-safe: state is read and written holding the transaction manager's monitor, the lock
  * its own synchronized methods take.
  */
+@Internal
 public final class ReflectiveTransactionResumer implements TransactionResumer {
 
   private static final String TM = "org.apache.kafka.clients.producer.internals.TransactionManager";

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -18,6 +19,7 @@ import org.slf4j.LoggerFactory;
  * transactions before they are committed), or above the broker's {@code transaction.max.timeout.ms}
  * (the broker refuses the producers).
  */
+@Internal
 public final class StartupChecks {
 
   private static final Logger LOG = LoggerFactory.getLogger(StartupChecks.class);

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.CommitOutcome;
 import dev.twophase.CommitOutcomeUnknownException;
 import dev.twophase.FaultInjector;
@@ -23,6 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every producer it opens it closes before returning, on every path. Thread-safe (stateless
  * apart from its collaborators).
  */
+@Internal
 public final class TransactionFinisher {
 
   /** Fault points, for crash tests: reached right after the broker accepted a commit. */

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import org.apache.kafka.clients.producer.KafkaProducer;
 
 /**
@@ -12,6 +13,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
  *
  * <p>Implementations are stateless and thread-safe; a producer is used by one thread at a time.
  */
+@Internal
 public interface TransactionResumer {
 
   /**

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import dev.twophase.kafka.TransactionalIdPoolExhaustedException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +28,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safe: transactions are begun on the application thread and released on the committer
  * thread.
  */
+@Internal
 public final class TransactionalIdPool {
 
   /** Characters Kafka accepts in a transactional id and the names it derives from it. */

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.annotation.Internal;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -19,6 +20,7 @@ import org.slf4j.LoggerFactory;
  * then the committer thread); the hand-over happens through the participant's concurrent maps,
  * which publish it. The send callback runs on the producer's I/O thread.
  */
+@Internal
 public final class TransactionalProducer implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(TransactionalProducer.class);

@@ -1,0 +1,12 @@
+/**
+ * twophase's Kafka participant: exactly-once records in Kafka through transactional producers,
+ * committed from a handle after a crash. Only {@code dev.twophase.kafka} is exported;
+ * {@code dev.twophase.kafka.internal} is not.
+ */
+module dev.twophase.kafka {
+  requires transitive dev.twophase.core;
+  requires transitive kafka.clients;
+  requires org.slf4j;
+
+  exports dev.twophase.kafka;
+}

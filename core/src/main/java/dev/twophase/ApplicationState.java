@@ -22,7 +22,9 @@ import java.util.function.LongFunction;
  *       inside {@code checkpoint()} or {@code maybeCheckpoint()}, before it throws
  *       {@link CheckpointFailedException}: that checkpoint's records were aborted, the application
  *       is running (its partitions assigned) and must read them again: seek now. By default it
- *       calls {@link #restore}.
+ *       calls {@link #restore}. If no checkpoint was decided yet, it gets the snapshot that
+ *       {@code build()} took ({@code snapshot(0)}, never logged): where the application started.
+ *       So {@link #snapshot} must work from {@code build()} on.
  * </ul>
  *
  * @param <S> the snapshot type

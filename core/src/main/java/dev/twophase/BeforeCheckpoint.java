@@ -16,6 +16,11 @@ import dev.twophase.annotation.PublicEvolving;
  * into this checkpoint. {@link Coordinator#finish()} does not call it: write what remains before
  * calling {@code finish()}.
  *
+ * <p>What the application keeps for the hook between checkpoints is application state: after a
+ * failed checkpoint its input is read again, so reset it in
+ * {@link ApplicationState#restoreAfterFailedCheckpoint} (or keep it in the snapshot), or it is
+ * counted twice.
+ *
  * <p>An exception fails the checkpoint as a failed pre-commit does: its transactions are aborted,
  * the application state is restored, and {@link CheckpointFailedException} is thrown. The hook
  * must not take a checkpoint itself.

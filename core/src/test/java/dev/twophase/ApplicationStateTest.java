@@ -2,6 +2,7 @@ package dev.twophase;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.testing.InMemoryParticipant;
 import dev.twophase.testing.InMemoryResource;
@@ -59,6 +60,24 @@ class ApplicationStateTest {
     assertEquals(List.of("after 2 failed: 7 of 1"), calls);
     try (Coordinator c = start(new InMemoryParticipant<>(resource), state)) {
       assertEquals(List.of("after 2 failed: 7 of 1", "start-up 7 of 1"), calls);
+    }
+  }
+
+  @Test
+  void aCheckpointFailingBeforeAnyWasDecidedRestoresWhereTheApplicationStarted() {
+    InMemoryParticipant<String> sink = new InMemoryParticipant<>(resource);
+    position.set(3); // where the application starts
+    try (Coordinator c = start(sink, state)) {
+      assertEquals(List.of(), calls, "nothing decided: nothing to restore at start-up");
+      position.set(8); // read on
+      sink.failNextPreCommit(new IOException("planned"));
+      CheckpointFailedException e = assertThrows(CheckpointFailedException.class, c::checkpoint);
+      assertEquals(List.of("after 1 failed: 3 of 0"), calls, "back to the start");
+      assertTrue(e.getMessage().contains("since the start (no checkpoint was decided yet)"), e.getMessage());
+      assertTrue(e.getMessage().contains("restored to where it started"), e.getMessage());
+    }
+    try (Coordinator c = start(new InMemoryParticipant<>(resource), state)) {
+      assertEquals(List.of("after 1 failed: 3 of 0"), calls, "the start-up snapshot is never logged");
     }
   }
 

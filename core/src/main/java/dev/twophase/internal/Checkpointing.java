@@ -263,8 +263,10 @@ public final class Checkpointing {
         "checkpoint " + id + " of coordinator '" + core.coordinatorId + "' failed: " + what
             + (participant == null ? "" : " in participant '" + participant + "'") + ": "
             + cause.getMessage() + ". Its transactions were aborted; the records written since "
-            + "checkpoint " + core.lastCheckpointId + " must be written again (the application state "
-            + "was restored to it)",
+            + (core.lastCheckpointId == 0 ? "the start (no checkpoint was decided yet)" : "checkpoint " + core.lastCheckpointId)
+            + " must be written again (" + (core.applicationState == null
+                ? "no ApplicationState is registered: the application replays them itself)"
+                : "the application state was restored to " + (core.lastCheckpointId == 0 ? "where it started)" : "it)")),
         cause, id, participant, core.lastCheckpointId);
     core.listener.onCheckpointFailed(core.coordinatorId, id, failure);
     try {
@@ -284,7 +286,8 @@ public final class Checkpointing {
     return failure;
   }
 
-  private Blob snapshotApplication(long id) throws Exception {
+  /** The application's snapshot for checkpoint {@code id}, encoded; null without an application state. */
+  Blob snapshotApplication(long id) throws Exception {
     if (core.applicationState == null) {
       return null;
     }

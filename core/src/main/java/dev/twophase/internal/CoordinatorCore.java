@@ -71,6 +71,11 @@ public final class CoordinatorCore {
   volatile String logId;
   /** Application thread only. */
   Blob lastApplicationSnapshot;
+  /**
+   * The application's snapshot taken at start-up when no decided checkpoint holds one: what a
+   * checkpoint that fails before any was decided restores. Never logged. Application thread only.
+   */
+  Blob startApplicationSnapshot;
   long lastCheckpointAtNanos;
 
   @SuppressWarnings("unchecked")
@@ -295,6 +300,23 @@ public final class CoordinatorCore {
     return checkpointing.prepare(id);
   }
 
+  /**
+   * Takes the application's snapshot of where it starts, if no decided checkpoint gave it one, so
+   * that a checkpoint failing before any is decided restores the application there.
+   */
+  void snapshotApplicationAtStart() throws Exception {
+    if (applicationState == null || lastApplicationSnapshot != null) {
+      return;
+    }
+    try {
+      startApplicationSnapshot = checkpointing.snapshotApplication(lastCheckpointId);
+    } catch (Exception e) {
+      throw new FatalTwoPhaseException("coordinator '" + coordinatorId + "': the application snapshot at start-up "
+          + "(what a checkpoint failing before any is decided restores) failed: " + e.getMessage()
+          + "; ApplicationState.snapshot must work from build() on", e, lastCheckpointId, null);
+    }
+  }
+
   /** See {@link Checkpointing#decided}. */
   public PendingCheckpoint decided(Checkpointing.Prepared prepared) {
     return checkpointing.decided(prepared);
@@ -335,7 +357,8 @@ public final class CoordinatorCore {
    * start-up if {@code failedCheckpointId} is negative, else after that checkpoint failed.
    */
   void restoreApplication(long failedCheckpointId) throws Exception {
-    Blob snapshot = lastApplicationSnapshot;
+    Blob snapshot = lastApplicationSnapshot != null || failedCheckpointId < 0
+        ? lastApplicationSnapshot : startApplicationSnapshot;
     if (applicationState == null || snapshot == null) {
       return;
     }

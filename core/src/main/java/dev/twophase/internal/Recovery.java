@@ -77,6 +77,7 @@ final class Recovery {
       }
     }
     core.restoreApplication(-1);
+    core.snapshotApplicationAtStart();
   }
 
   private Map<String, ParticipantRecord> restoredParticipants(CoordinatorRecord record) {

@@ -137,6 +137,7 @@ final class KafkaPageSnippets {
             consumer.assignment().forEach(p -> {                   // running, so seek now
               Long next = position.get(p);
               if (next != null) consumer.seek(p, next);
+              else consumer.seekToBeginning(List.of(p));           // not decided yet: where it began
             })));
     Coordinator coordinator = Coordinator.builder("etl", log)
         .participant("kafka", kafkaOut).participant("db", database)

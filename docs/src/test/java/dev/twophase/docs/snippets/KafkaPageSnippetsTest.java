@@ -38,19 +38,23 @@ class KafkaPageSnippetsTest {
     built[0].close();
 
     MockConsumer<String, String> second = new MockConsumer<>("earliest");
+    second.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
     InMemoryParticipant<String> failing = new InMemoryParticipant<>(new InMemoryResource<>());
     Map<TopicPartition, Long> restored = KafkaPageSnippets.togetherWithOthers(log.reopen(),
-        failing, new InMemoryParticipant<String>(new InMemoryResource<>()), second, List.of(P0), built);
+        failing, new InMemoryParticipant<String>(new InMemoryResource<>()), second, List.of(P0, P1), built);
     assertEquals(Map.of(P0, 42L), restored);
     assertEquals(42L, second.position(P0));
 
     // read on, then a checkpoint fails: back to the decided position, sought at once
     restored.put(P0, 50L);
     second.seek(P0, 50L);
+    restored.put(P1, 7L);                 // a partition read since the start, in no decided checkpoint
+    second.seek(P1, 7L);
     failing.failNextPreCommit(new java.io.IOException("planned"));
     assertThrows(CheckpointFailedException.class, built[0]::checkpoint);
     assertEquals(Map.of(P0, 42L), restored);
     assertEquals(42L, second.position(P0));
+    assertEquals(0L, second.position(P1), "back to where it began");
     built[0].close();
   }
 

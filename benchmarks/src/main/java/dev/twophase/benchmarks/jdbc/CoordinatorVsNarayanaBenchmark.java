@@ -24,9 +24,10 @@ import java.util.Map;
  * rate tuned, with and without synced deletes (see {@link TransactionManagerVariant}).
  *
  * <p>Every variant runs in a JVM of its own ({@link TransactionManagerVariant}: Narayana's store is
- * one per JVM), all started at once and kept for the whole run. Per thread count each variant first
- * runs an untimed warm-up turn, then the variants take turns, one at a time, for several rounds, the
- * order rotating from round to round. The summary gives per thread count each variant's median rate
+ * one per JVM), all started at once and kept for the whole run. Each variant first runs an untimed
+ * turn at the largest thread count (for the JIT), then per thread count another untimed turn; then
+ * the variants take turns, one at a time, for several rounds, the order rotating from round to
+ * round. The summary gives per thread count each variant's median rate
  * (range) and process CPU per transaction, and twophase against the best Narayana variant of that
  * thread count (the highest median): the ratio of the medians and the median (range) of the
  * per-round ratios.
@@ -64,6 +65,10 @@ public final class CoordinatorVsNarayanaBenchmark {
     }
     Map<String, List<double[]>> results = new LinkedHashMap<>(); // "name xN" -> {tx/s, CPU us/tx} per round
     long totalTx = 0;
+    // the JIT's warm-up, at the largest thread count, where transactions come fastest
+    for (Variant v : variants.values()) {
+      totalTx += v.turn(Collections.max(threadCounts), WARMUP_MILLIS)[0];
+    }
     for (int threads : threadCounts) {
       for (Variant v : variants.values()) {
         totalTx += v.turn(threads, WARMUP_MILLIS)[0];

@@ -1,233 +1,182 @@
 package dev.twophase.benchmarks.jdbc;
 
-import dev.twophase.Codec;
-import dev.twophase.CommitOutcome;
-import dev.twophase.AbortOutcome;
-import dev.twophase.Coordinator;
-import dev.twophase.FileStateLog;
-import dev.twophase.Participant;
-import dev.twophase.TransactionContext;
-import jakarta.transaction.Transaction;
-import jakarta.transaction.TransactionManager;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import javax.transaction.xa.XAException;
-import javax.transaction.xa.XAResource;
-import javax.transaction.xa.Xid;
 
 /**
  * The coordinator's own cost against Narayana's, without databases (the benchmark Narayana
- * publishes for itself): Narayana's TransactionManager with two no-op XAResources on its journal
- * store (Artemis journal, {@code HornetqObjectStoreAdaptor}) against a twophase coordinator with two
- * no-op participants and one checkpoint per transaction, waited for until committed; at 1, 16 and
- * 64 threads (for twophase, as many coordinators sharing one FileStateLog). Both variants take
- * turns in each round. Syncs per transaction are counted outside, with {@code strace -f -c -e
- * trace=fsync,fdatasync} on a run of one variant ({@code -Dbench.variants=narayana}), divided by
- * the transactions it prints.
+ * publishes for itself): two no-op resources per transaction, at 1, 16 and 64 threads, twophase
+ * (one checkpoint per transaction, waited for until committed; per thread a coordinator, all on
+ * one FileStateLog) against Narayana's TransactionManager on each of its durable stores: its
+ * default file store, its journal store with its defaults, and the journal store with its flush
+ * rate tuned, with and without synced deletes (see {@link TransactionManagerVariant}).
  *
- * <p>Options: {@code -Dbench.rounds=5 -Dbench.turnMillis=2000 -Dbench.threads=1,16,64
- * -Dbench.variants=twophase,narayana}.
+ * <p>Every variant runs in a JVM of its own ({@link TransactionManagerVariant}: Narayana's store is
+ * one per JVM), all started at once and kept for the whole run. Each variant first runs an untimed
+ * turn at the largest thread count (for the JIT), then per thread count another untimed turn; then
+ * the variants take turns, one at a time, for several rounds, the order rotating from round to
+ * round. The summary gives per thread count each variant's median rate
+ * (range) and process CPU per transaction, and twophase against the best Narayana variant of that
+ * thread count (the highest median): the ratio of the medians and the median (range) of the
+ * per-round ratios.
+ *
+ * <p>Syncs per transaction are counted outside, with {@code strace -f -c -e trace=fsync,fdatasync}
+ * on a run of one variant ({@code -Dbench.variants=narayana-journal}), divided by the transactions
+ * it prints.
+ *
+ * <p>Options: {@code -Dbench.rounds=7 -Dbench.turnMillis=3000 -Dbench.warmupMillis=5000
+ * -Dbench.threads=1,16,64 -Dbench.variants=twophase,narayana-file,...} (all by default) and
+ * {@code -Dbench.journalFlushes} (the tuned variants' flush rate).
  */
 public final class CoordinatorVsNarayanaBenchmark {
 
-  private static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
-  private static final long TURN_MILLIS = Long.getLong("bench.turnMillis", 2000);
+  private static final int ROUNDS = Integer.getInteger("bench.rounds", 7);
+  private static final long TURN_MILLIS = Long.getLong("bench.turnMillis", 3000);
+  private static final long WARMUP_MILLIS = Long.getLong("bench.warmupMillis", 5000);
 
-  /** A handle of the no-op participant. */
-  public record Noop(String name) {}
-
-  /** Two of these per coordinator: they do nothing, durably. */
-  static final class NoopParticipant implements Participant<Noop, Void> {
-    @Override
-    public Codec<Noop> transactionCodec() {
-      return new Codec<>() {
-        @Override
-        public int version() {
-          return 1;
-        }
-
-        @Override
-        public byte[] encode(Noop value) {
-          return value.name().getBytes(StandardCharsets.UTF_8);
-        }
-
-        @Override
-        public Noop decode(byte[] bytes, int version) {
-          return new Noop(new String(bytes, StandardCharsets.UTF_8));
-        }
-      };
-    }
-
-    @Override
-    public Noop beginTransaction(TransactionContext<Void> context) {
-      return new Noop(context.transactionName());
-    }
-
-    @Override
-    public Noop preCommit(Noop transaction) {
-      return transaction;
-    }
-
-    @Override
-    public CommitOutcome commit(Noop transaction) {
-      return CommitOutcome.COMMITTED;
-    }
-
-    @Override
-    public void abort(Noop transaction) {}
-
-    @Override
-    public AbortOutcome recoverAndAbort(Noop transaction) {
-      return AbortOutcome.NOT_FOUND;
-    }
-  }
-
-  /** A resource manager that votes yes and remembers nothing; never the same RM as another. */
-  static final class NoopXaResource implements XAResource {
-    @Override
-    public void commit(Xid xid, boolean onePhase) {}
-
-    @Override
-    public void end(Xid xid, int flags) {}
-
-    @Override
-    public void forget(Xid xid) {}
-
-    @Override
-    public int getTransactionTimeout() {
-      return 0;
-    }
-
-    @Override
-    public boolean isSameRM(XAResource other) {
-      return other == this;
-    }
-
-    @Override
-    public int prepare(Xid xid) {
-      return XA_OK;
-    }
-
-    @Override
-    public Xid[] recover(int flag) throws XAException {
-      return new Xid[0];
-    }
-
-    @Override
-    public void rollback(Xid xid) {}
-
-    @Override
-    public boolean setTransactionTimeout(int seconds) {
-      return false;
-    }
-
-    @Override
-    public void start(Xid xid, int flags) {}
-  }
+  private CoordinatorVsNarayanaBenchmark() {}
 
   public static void main(String[] args) throws Exception {
     Path dir = Files.createTempDirectory(Path.of("target"), "tm-bench").toAbsolutePath();
-    System.setProperty("org.jboss.logging.provider", "slf4j");
-    System.setProperty("ObjectStoreEnvironmentBean.objectStoreType",
-        "com.arjuna.ats.internal.arjuna.objectstore.hornetq.HornetqObjectStoreAdaptor");
-    System.setProperty("ObjectStoreEnvironmentBean.objectStoreDir", dir.resolve("narayana").toString());
-    System.setProperty("HornetqJournalEnvironmentBean.storeDir", dir.resolve("narayana-journal").toString());
-    System.setProperty("CoreEnvironmentBean.nodeIdentifier", "1");
     List<Integer> threadCounts = new ArrayList<>();
     for (String t : System.getProperty("bench.threads", "1,16,64").split(",")) {
       threadCounts.add(Integer.parseInt(t.trim()));
     }
-    List<String> names = List.of(System.getProperty("bench.variants", "twophase,narayana").split(","));
-    TransactionManager tm = com.arjuna.ats.jta.TransactionManager.transactionManager();
-    FileStateLog log = FileStateLog.open(dir.resolve("twophase"));
-    Map<String, List<Double>> results = new LinkedHashMap<>();
+    List<String> names = List.of(System.getProperty("bench.variants",
+        String.join(",", TransactionManagerVariant.VARIANTS)).split(","));
+    Map<String, Variant> variants = new LinkedHashMap<>();
+    for (String name : names) {
+      variants.put(name, new Variant(name, dir.resolve(name)));
+    }
+    for (Variant v : variants.values()) {
+      System.out.println("[tm] " + v.name + ": " + v.awaitReady());
+    }
+    Map<String, List<double[]>> results = new LinkedHashMap<>(); // "name xN" -> {tx/s, CPU us/tx} per round
     long totalTx = 0;
+    // the JIT's warm-up, at the largest thread count, where transactions come fastest
+    for (Variant v : variants.values()) {
+      totalTx += v.turn(Collections.max(threadCounts), WARMUP_MILLIS)[0];
+    }
     for (int threads : threadCounts) {
-      Map<String, Crew> crews = new LinkedHashMap<>();
-      for (String name : names) {
-        crews.put(name, crew(name, threads, tm, log));
-        totalTx += crews.get(name).turn(TURN_MILLIS / 3)[0]; // warm-up, counted for syncs per transaction
+      for (Variant v : variants.values()) {
+        totalTx += v.turn(threads, WARMUP_MILLIS)[0];
       }
       for (int round = 0; round < ROUNDS; round++) {
         List<String> order = new ArrayList<>(names);
-        if (round % 2 == 1) {
-          Collections.reverse(order);
-        }
+        Collections.rotate(order, -(round % names.size()));
         for (String name : order) {
-          long[] r = crews.get(name).turn(TURN_MILLIS);
-          double tps = r[0] * 1e9 / r[1];
+          long[] r = variants.get(name).turn(threads, TURN_MILLIS);
           totalTx += r[0];
-          results.computeIfAbsent(name + " x" + threads, k -> new ArrayList<>()).add(tps);
-          System.out.printf(Locale.ROOT, "[tm] %-9s threads=%2d round %d: %8.0f tx/s%n", name, threads, round + 1, tps);
+          double tps = r[0] * 1e9 / r[1];
+          double cpu = r[0] == 0 ? Double.NaN : r[2] / 1e3 / r[0];
+          results.computeIfAbsent(name + " x" + threads, k -> new ArrayList<>()).add(new double[] {tps, cpu});
+          System.out.printf(Locale.ROOT, "[tm] %-46s threads=%2d round %d: %8.0f tx/s, %6.1f us CPU/tx%n",
+              name, threads, round + 1, tps, cpu);
         }
-      }
-      for (Crew c : crews.values()) {
-        c.close();
       }
     }
-    log.close();
+    for (Variant v : variants.values()) {
+      v.close();
+    }
     System.out.println();
-    System.out.println("[tm] summary, median of " + ROUNDS + " interleaved rounds (range); " + totalTx
-        + " transactions in all (for syncs per transaction under strace)");
+    System.out.println("[tm] summary, median of " + ROUNDS + " interleaved rounds of " + TURN_MILLIS + " ms (range), "
+        + "process CPU per transaction; " + totalTx + " transactions in all (for syncs per transaction under strace)");
     for (int threads : threadCounts) {
-      Double narayana = results.containsKey("narayana x" + threads)
-          ? JdbcRowsBenchmark.median(results.get("narayana x" + threads)) : null;
+      String best = null;
       for (String name : names) {
-        List<Double> rs = results.get(name + " x" + threads);
+        List<Double> rs = column(results.get(name + " x" + threads), 0);
         double m = JdbcRowsBenchmark.median(rs);
-        System.out.printf(Locale.ROOT, "  %-9s threads=%2d: %8.0f tx/s (%.0f..%.0f)%s%n", name, threads, m,
-            Collections.min(rs), Collections.max(rs),
-            narayana == null ? "" : String.format(Locale.ROOT, ", %.2fx narayana", m / narayana));
+        System.out.printf(Locale.ROOT, "  threads=%2d %-46s %8.0f tx/s (%.0f..%.0f), %6.1f us CPU/tx%n", threads, name,
+            m, Collections.min(rs), Collections.max(rs),
+            JdbcRowsBenchmark.median(column(results.get(name + " x" + threads), 1)));
+        if (name.startsWith("narayana") && (best == null
+            || m > JdbcRowsBenchmark.median(column(results.get(best + " x" + threads), 0)))) {
+          best = name;
+        }
+      }
+      if (best != null && names.contains("twophase")) {
+        List<Double> tp = column(results.get("twophase x" + threads), 0);
+        List<Double> nb = column(results.get(best + " x" + threads), 0);
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < tp.size(); i++) {
+          ratios.add(tp.get(i) / nb.get(i));
+        }
+        System.out.printf(Locale.ROOT,
+            "  threads=%2d twophase / best Narayana (%s): %.2fx (ratio of the medians); per round %.2fx (%.2f..%.2f)%n",
+            threads, best, JdbcRowsBenchmark.median(tp) / JdbcRowsBenchmark.median(nb), JdbcRowsBenchmark.median(ratios),
+            Collections.min(ratios), Collections.max(ratios));
       }
     }
     System.exit(0);
   }
 
-  /**
-   * The variant's crew: {@code twophase} threads each checkpoint a coordinator of their own (made on
-   * the thread, at its first transaction) with two participants; {@code narayana} threads each
-   * commit a transaction with two enlisted resources.
-   */
-  private static Crew crew(String variant, int threads, TransactionManager tm, FileStateLog log) throws Exception {
-    return new Crew(variant, threads, t -> {
-      String id = "tm" + threads + "-" + t + "-" + System.nanoTime();
-      XAResource a = new NoopXaResource();
-      XAResource b = new NoopXaResource();
-      return new Crew.Worker() {
-        private Coordinator coordinator;
+  private static List<Double> column(List<double[]> rows, int i) {
+    List<Double> c = new ArrayList<>();
+    for (double[] r : rows) {
+      c.add(r[i]);
+    }
+    return c;
+  }
 
-        @Override
-        public void transaction() throws Exception {
-          if (variant.equals("twophase")) {
-            if (coordinator == null) {
-              coordinator = Coordinator.builder(id, log)
-                  .participant("a", new NoopParticipant()).participant("b", new NoopParticipant()).build();
-            }
-            coordinator.checkpoint().awaitCommitted(Duration.ofMinutes(1));
-          } else {
-            tm.begin();
-            Transaction tx = tm.getTransaction();
-            tx.enlistResource(a);
-            tx.enlistResource(b);
-            tm.commit();
-          }
-        }
+  /** A variant's JVM, driven over its standard input and output. */
+  private static final class Variant {
+    final String name;
+    private final Process process;
+    private final Writer commands;
+    private final BufferedReader replies;
 
-        @Override
-        public void close() {
-          if (coordinator != null) {
-            coordinator.close();
-          }
+    Variant(String name, Path dir) throws IOException {
+      this.name = name;
+      List<String> cmd = new ArrayList<>(List.of(
+          Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+          "-cp", System.getProperty("java.class.path")));
+      if (System.getProperty("bench.journalFlushes") != null) {
+        cmd.add("-Dbench.journalFlushes=" + System.getProperty("bench.journalFlushes"));
+      }
+      cmd.addAll(List.of(TransactionManagerVariant.class.getName(), name, dir.toString()));
+      process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+      commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+      replies = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    String awaitReady() throws Exception {
+      return reply("@@ready ");
+    }
+
+    /** One turn: {transactions, elapsed nanos, process CPU nanos}. */
+    long[] turn(int threads, long millis) throws Exception {
+      commands.write("turn " + threads + " " + millis + "\n");
+      commands.flush();
+      String[] r = reply("@@done ").split(" ");
+      return new long[] {Long.parseLong(r[0]), Long.parseLong(r[1]), Long.parseLong(r[2])};
+    }
+
+    private String reply(String prefix) throws Exception {
+      for (String line; (line = replies.readLine()) != null; ) {
+        if (line.startsWith(prefix)) {
+          return line.substring(prefix.length());
         }
-      };
-    });
+        System.out.println("[tm] " + name + " says: " + line);
+      }
+      throw new IllegalStateException("variant " + name + " ended (exit code " + process.waitFor()
+          + ") before it answered; its errors are above");
+    }
+
+    void close() throws Exception {
+      commands.close();
+      process.waitFor();
+    }
   }
 }

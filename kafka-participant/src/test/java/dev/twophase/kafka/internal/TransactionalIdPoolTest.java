@@ -2,6 +2,7 @@ package dev.twophase.kafka.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -80,6 +81,7 @@ class TransactionalIdPoolTest {
     assertTrue(e.getMessage().contains(SETTING), e.getMessage());
     assertTrue(e.getMessage().contains("orders-app-kafka-tid-1 by orders-1-1"), e.getMessage());
     assertTrue(e.getMessage().contains("no free transactional id for orders-1-2"), e.getMessage());
+    assertInstanceOf(dev.twophase.RetriableTwoPhaseException.class, e, "ids come free as commits retire");
   }
 
   @Test

@@ -102,8 +102,6 @@ public final class EmbeddedCoordinator implements AutoCloseable {
         throw e;
       }
       core.completed(checkpoint, false);
-      CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} committed (notified {})",
-          core.coordinatorId(), checkpoint.id(), checkpointId);
     }
   }
 
@@ -283,6 +281,10 @@ public final class EmbeddedCoordinator implements AutoCloseable {
         long epoch = ownerEpoch > 0 ? ownerEpoch : Incarnations.uniqueEpoch(restoredEpoch, spec.config().clock());
         String lineage = record != null && record.logId() != null ? record.logId()
             : this.lineage != null ? this.lineage : Incarnations.newLineageId();
+        if (this.lineage != null && !this.lineage.equals(lineage)) {
+          LOG.info("coordinator {}: continuing the restored state's lineage {}; the lineage given, {}, applies to "
+              + "fresh starts only", spec.coordinatorId(), lineage, this.lineage);
+        }
         // An engine's state has no completion marks: every pending transaction is re-committed.
         core.recover(record, 0, epoch, lineage, id -> {});
         core.beginAll(core.lastCheckpointId() + 1);

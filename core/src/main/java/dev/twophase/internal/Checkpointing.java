@@ -91,7 +91,8 @@ public final class Checkpointing {
     core.ensure("checkpoint", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
     if (running) {
       throw new IllegalStateException("checkpoint " + id + " of coordinator '" + core.coordinatorId
-          + "' started while another one is running (a listener or participant took a checkpoint)");
+          + "' started while another one is running (the beforeCheckpoint hook, a listener or a participant "
+          + "took a checkpoint)");
     }
     if (id <= core.lastCheckpointId) {
       throw new IllegalArgumentException(
@@ -111,7 +112,7 @@ public final class Checkpointing {
 
   private Prepared doPrepare(long id) {
     core.listener.onCheckpointStarted(core.coordinatorId, id);
-    core.log.debug("coordinator {}: checkpoint {} started", core.coordinatorId, id);
+    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} started", core.coordinatorId, id);
     PendingCheckpoint checkpoint = new PendingCheckpoint(id, core.slots.size());
     if (core.beforeCheckpoint != null && core.lifecycle.state() == CoordinatorState.RUNNING) {
       try {

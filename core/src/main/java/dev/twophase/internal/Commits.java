@@ -56,7 +56,8 @@ final class Commits {
   void completed(PendingCheckpoint checkpoint, boolean retire) {
     core.pending.completed(checkpoint, retire);
     Duration took = Duration.ofNanos(core.config.ticker().read() - checkpoint.decidedAtNanos);
-    core.log.debug("coordinator {}: checkpoint {} committed in {} ms", core.coordinatorId, checkpoint.id, took.toMillis());
+    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} committed, {} ms after its decision",
+        core.coordinatorId, checkpoint.id, took.toMillis());
     core.listener.onCheckpointCommitted(core.coordinatorId, checkpoint.id, took);
     checkpoint.committed.complete(null);
   }

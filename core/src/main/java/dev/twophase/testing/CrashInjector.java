@@ -86,6 +86,10 @@ public final class CrashInjector implements FaultInjector {
             "crash spec '" + spec + "': expected POINT or POINT:HIT with HIT a number >= 1", e);
       }
     }
+    if (hit < 1) {
+      throw new IllegalArgumentException(
+          "crash spec '" + spec + "': expected POINT or POINT:HIT with HIT a number >= 1, was " + hit);
+    }
     Set<String> known = knownPoints(otherPoints);
     if (!known.contains(point)) {
       throw new IllegalArgumentException("crash spec '" + spec + "': no such point '" + point

@@ -54,7 +54,8 @@ class CrashInjectorTest {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
         () -> CrashInjector.parse("AFTER_LOG_APPEND:x"));
     assertTrue(e.getMessage().contains("POINT:HIT"), e.getMessage());
-    assertThrows(IllegalArgumentException.class, () -> CrashInjector.parse("AFTER_LOG_APPEND:0"));
+    IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> CrashInjector.parse("AFTER_LOG_APPEND:0"));
+    assertTrue(zero.getMessage().startsWith("crash spec 'AFTER_LOG_APPEND:0'"), zero.getMessage());
   }
 
   @Test

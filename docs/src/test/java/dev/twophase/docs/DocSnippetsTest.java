@@ -25,12 +25,11 @@ import org.junit.jupiter.api.Test;
  *
  * <p>On the page, the line right before the block names its region: {@code <!-- snippet: NAME -->}.
  * In a Java file under {@code src/test/java}, the region is the lines between {@code // snippet:
- * NAME} and the next {@code // end snippet}, less their common indentation; the test class around
+ * NAME} and the next {@code // end snippet}; both sides are compared less their common indentation
+ * (a block may sit in a list item), and without trailing spaces. The test class around
  * it gives the block a compiling home, and runs it where that is cheap. One region may be shown by
- * several pages; every region must be shown by one.
- *
- * <p>{@link #NOT_YET_CHECKED} lists the pages whose blocks are not converted yet; a page leaves the
- * list once all its blocks have regions, and the test fails if a listed page has none left.
+ * several pages; every region must be shown by one. A java block without its marker fails the
+ * test, on every page of the docs and in the README.
  */
 class DocSnippetsTest {
 
@@ -38,11 +37,8 @@ class DocSnippetsTest {
   private static final Path README = Path.of("..", "README.md");
   private static final Path SOURCES = Path.of("src", "test", "java");
 
-  /** Pages whose Java blocks are not yet regions of tested sources. */
-  static final Set<String> NOT_YET_CHECKED = Set.of(
-      "configuration.md", "file-participant.md", "flink.md", "jdbc-participant.md", "protocol.md",
-      "state-log.md", "testing-a-participant.md", "writing-a-participant.md");
-
+  /** A fence opening a java block, also indented (in a list item) or with more words after the language. */
+  private static final Pattern JAVA_FENCE = Pattern.compile("^\\s*```\\s*java(\\s.*)?$", Pattern.CASE_INSENSITIVE);
   private static final Pattern MARKER = Pattern.compile("<!-- snippet: ([A-Za-z0-9._-]+) -->");
   private static final Pattern REGION_START = Pattern.compile("^\\s*// snippet: ([A-Za-z0-9._-]+)\\s*$");
   private static final Pattern REGION_END = Pattern.compile("^\\s*// end snippet\\s*$");
@@ -56,15 +52,11 @@ class DocSnippetsTest {
     Set<String> shown = new TreeSet<>();
     List<String> problems = new ArrayList<>();
     for (Path page : pages()) {
-      String name = page.getFileName().toString();
-      boolean exempt = !page.equals(README) && NOT_YET_CHECKED.contains(name);
       for (Block block : blocks(page)) {
         if (block.region() == null) {
-          if (!exempt) {
-            problems.add(page + ":" + block.line() + ": a java block without `<!-- snippet: NAME -->` on the"
-                + " line before it; put its code in a region `// snippet: NAME` ... `// end snippet` of a test"
-                + " under " + SOURCES);
-          }
+          problems.add(page + ":" + block.line() + ": a java block without `<!-- snippet: NAME -->` on the"
+              + " line before it; put its code in a region `// snippet: NAME` ... `// end snippet` of a test"
+              + " under " + SOURCES);
           continue;
         }
         shown.add(block.region());
@@ -85,16 +77,6 @@ class DocSnippetsTest {
     assertEquals(List.of(), problems, String.join("\n\n", problems));
   }
 
-  @Test
-  void everyPageStillListedAsNotYetCheckedHasAnUnmarkedBlock() throws IOException {
-    for (String name : NOT_YET_CHECKED) {
-      Path page = DOCS.resolve(name);
-      assertTrue(Files.exists(page), "NOT_YET_CHECKED names a page that does not exist: " + name);
-      boolean unmarked = blocks(page).stream().anyMatch(b -> b.region() == null);
-      assertTrue(unmarked, name + " has no unmarked java block left: remove it from NOT_YET_CHECKED");
-    }
-  }
-
   static List<Path> pages() throws IOException {
     List<Path> pages = new ArrayList<>();
     try (Stream<Path> files = Files.list(DOCS)) {
@@ -109,7 +91,7 @@ class DocSnippetsTest {
     List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
     List<Block> blocks = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
-      if (!lines.get(i).equals("```java")) {
+      if (!JAVA_FENCE.matcher(lines.get(i)).matches()) {
         continue;
       }
       String region = null;
@@ -120,13 +102,13 @@ class DocSnippetsTest {
         }
       }
       int end = i + 1;
-      while (end < lines.size() && !lines.get(end).startsWith("```")) {
+      while (end < lines.size() && !lines.get(end).strip().startsWith("```")) {
         end++;
       }
       if (end == lines.size()) {
         fail(page + ":" + (i + 1) + ": a java block that never ends");
       }
-      blocks.add(new Block(page, i + 1, region, String.join("\n", lines.subList(i + 1, end))));
+      blocks.add(new Block(page, i + 1, region, dedent(lines.subList(i + 1, end))));
       i = end;
     }
     return blocks;

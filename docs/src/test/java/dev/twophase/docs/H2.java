@@ -7,11 +7,11 @@ import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 
 /** An H2 file database for the examples; durable commits need {@code WRITE_DELAY=0}. */
-final class H2 {
+public final class H2 {
 
   private H2() {}
 
-  static DataSource dataSource(Path directory) {
+  public static DataSource dataSource(Path directory) {
     JdbcDataSource ds = new JdbcDataSource();
     ds.setURL("jdbc:h2:file:" + directory.resolve("db").toAbsolutePath()
         + ";WRITE_DELAY=0;LOCK_TIMEOUT=5000");
@@ -19,7 +19,7 @@ final class H2 {
   }
 
   /** Aborts the connection without a rollback, as the death of its process would. */
-  static void kill(Connection connection) {
+  public static void kill(Connection connection) {
     try {
       connection.abort(Runnable::run);
     } catch (SQLException ignored) {

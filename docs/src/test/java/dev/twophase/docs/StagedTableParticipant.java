@@ -58,12 +58,14 @@ public final class StagedTableParticipant
     }
   }
 
+  // snippet: staged-txn
   /** The handle: the transaction's name is all a new process needs. */
   public record Txn(String name) {
     public Txn {
       Objects.requireNonNull(name, "name");
     }
   }
+  // end snippet
 
   /** Creates the three tables if they are missing. */
   public static void createTables(DataSource dataSource) throws SQLException {
@@ -116,6 +118,7 @@ public final class StagedTableParticipant
     return open(transaction);
   }
 
+  // snippet: staged-pre-commit
   @Override
   public Txn preCommit(Txn transaction) throws SQLException {
     Open t = open(transaction);
@@ -134,7 +137,9 @@ public final class StagedTableParticipant
     }
     return transaction;
   }
+  // end snippet
 
+  // snippet: staged-commit
   @Override
   public CommitOutcome commit(Txn transaction) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
@@ -163,6 +168,7 @@ public final class StagedTableParticipant
     faults.reached("staged.commit.afterCommit");
     return CommitOutcome.COMMITTED;
   }
+  // end snippet
 
   @Override
   public void abort(Txn transaction) throws SQLException {
@@ -174,6 +180,7 @@ public final class StagedTableParticipant
     deleteUnpublished(transaction.name());
   }
 
+  // snippet: staged-recover-and-abort
   @Override
   public AbortOutcome recoverAndAbort(Txn transaction) throws SQLException {
     try (Connection c = dataSource.getConnection()) {
@@ -184,6 +191,7 @@ public final class StagedTableParticipant
     }
     return deleteUnpublished(transaction.name()) ? AbortOutcome.ABORTED : AbortOutcome.NOT_FOUND;
   }
+  // end snippet
 
   @Override
   public void finishRecoveringContext(RecoveryContext<Txn, Void> context) throws SQLException {

@@ -9,12 +9,9 @@ import dev.twophase.Output;
 import dev.twophase.testing.InMemoryParticipant;
 import dev.twophase.testing.InMemoryResource;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,13 +24,7 @@ class TenLinesSnippetTest {
   @BeforeEach
   @AfterEach
   void deleteTheStateDirectory() throws IOException {
-    if (Files.exists(STATE)) {
-      try (Stream<Path> files = Files.walk(STATE)) {
-        for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-          Files.delete(p);
-        }
-      }
-    }
+    Directories.deleteTree(STATE);
   }
 
   @Test

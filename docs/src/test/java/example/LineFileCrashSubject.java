@@ -1,4 +1,5 @@
-package dev.twophase.testkit.example;
+// snippet: line-file-crash-subject
+package example;
 
 import dev.twophase.Participant;
 import dev.twophase.testkit.crash.CrashEnvironment;
@@ -49,3 +50,4 @@ public class LineFileCrashSubject implements CrashSubject<String> {
     return lines;
   }
 }
+// end snippet

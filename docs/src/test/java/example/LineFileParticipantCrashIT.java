@@ -1,4 +1,5 @@
-package dev.twophase.testkit.example;
+// snippet: line-file-crash-it
+package example;
 
 import dev.twophase.testkit.crash.CrashScenario;
 import dev.twophase.testkit.crash.CrashTest;
@@ -31,3 +32,4 @@ class LineFileParticipantCrashIT {
         .run(scenario);
   }
 }
+// end snippet

@@ -1,4 +1,5 @@
-package dev.twophase.testkit.example;
+// snippet: line-file-conformance-test
+package example;
 
 import dev.twophase.FaultInjector;
 import dev.twophase.Participant;
@@ -94,3 +95,4 @@ class LineFileParticipantConformanceTest
     return Optional.of(new LineFileParticipant.Handle(context.transactionName()));
   }
 }
+// end snippet

@@ -1,7 +1,8 @@
-package dev.twophase.flink;
+package dev.twophase.docs.snippets.flink;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
+import dev.twophase.flink.TwoPhaseSink;
 import dev.twophase.jdbc.JdbcParticipant;
 import dev.twophase.kafka.KafkaParticipant;
 import dev.twophase.kafka.RecordMapper;
@@ -11,15 +12,14 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * The JDBC and Kafka factories of docs/flink.md, "Factories for JDBC and Kafka", verbatim between
- * the markers: they compile, and the sink they make passes {@code build()}'s checks (serializable
- * factories). The jobs of the ITs run factories of the same shape.
+ * flink.md's factories for JDBC and Kafka: the sink they make passes {@code build()}'s checks,
+ * which serialize every factory. Calling them needs the database and the broker they name.
  */
-class FactoryExamplesTest {
+class FlinkPageSnippetsTest {
 
   @Test
-  void theDocumentedFactoriesBuildASink() {
-    // flink.md: factories
+  void theFactoriesBuildASink() {
+    // snippet: flink-factories
     String jdbcUrl = "jdbc:postgresql://db:5432/shop"; // captured as strings: the factory is serialized
     String bootstrap = "kafka:9092";
     TwoPhaseSink<String> sink = TwoPhaseSink.<String>builder("orders")
@@ -37,7 +37,7 @@ class FactoryExamplesTest {
             .transactionalIdPrefix("shop")
             .build())
         .build();
-    // end flink.md: factories
+    // end snippet
     assertNotNull(sink);
   }
 }

@@ -1,4 +1,5 @@
-package dev.twophase.testkit.example;
+// snippet: line-file-recovery-test
+package example;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -53,3 +54,4 @@ class LineFileRecoveryTest {
     }
   }
 }
+// end snippet

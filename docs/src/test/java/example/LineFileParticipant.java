@@ -1,4 +1,5 @@
-package dev.twophase.testkit.example;
+// snippet: line-file-participant
+package example;
 
 import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
@@ -181,3 +182,4 @@ public final class LineFileParticipant
     }
   }
 }
+// end snippet

@@ -15,8 +15,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The example job of {@code docs/flink.md}, as it is written there: two participants with their
- * own mappers, one of which takes only some records (its mapper returns null for the others).
+ * A job shaped like the example of {@code docs/flink.md} (which {@code OrdersJobIT} in the docs
+ * module runs as the page shows it), on a MiniCluster at parallelism 2 with fast checkpoints: two
+ * participants with their own mappers, one of which takes only some records (its mapper returns
+ * null for the others).
  */
 class ExampleJobIT {
 
@@ -26,7 +28,7 @@ class ExampleJobIT {
   @TempDir
   Path tmp;
 
-  /** An order, as in the guide. */
+  /** An order. */
   public record Order(long id, long cents) {
     String csv() {
       return id + "," + cents;

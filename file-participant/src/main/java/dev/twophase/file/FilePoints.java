@@ -1,6 +1,7 @@
 package dev.twophase.file;
 
 import dev.twophase.annotation.Experimental;
+import java.util.List;
 
 /**
  * The named points at which a {@link FileParticipant} calls its
@@ -64,4 +65,10 @@ public final class FilePoints {
    * transaction begun after the last decision was deleted. Once per deleted part.
    */
   public static final String CLEANUP_AFTER_DELETE = "file.cleanup.afterDelete";
+
+  /** Every point, in the order a transaction reaches them; for {@code CrashInjector.parse}. */
+  public static List<String> all() {
+    return List.of(WRITE_AFTER_CREATE_PART, BACKGROUND_DIRECTORY_SYNC, PRE_COMMIT_AFTER_FSYNC, PRE_COMMIT_DIRECTORY_SYNC,
+        COMMIT_AFTER_RENAME, COMMIT_DIRECTORY_SYNC, ABORT_AFTER_DELETE, CLEANUP_AFTER_DELETE);
+  }
 }

@@ -71,15 +71,6 @@ public final class KafkaParticipant<IN>
     implements Participant<KafkaTransaction, Void>, Writable<IN, KafkaTransaction>, RetirementListener<KafkaTransaction>,
         AutoCloseable {
 
-  /** Fault point, for crash tests: every record of the transaction acknowledged, handle not yet returned. */
-  public static final String AFTER_FLUSH = "kafka.preCommit.afterFlush";
-  /** Fault point: the broker accepted the commit (live producer), the outcome not yet returned. */
-  public static final String AFTER_COMMIT = TransactionFinisher.AFTER_COMMIT;
-  /** Fault point: the broker accepted a commit resumed from a handle, the outcome not yet returned. */
-  public static final String AFTER_RECOVERY_COMMIT = TransactionFinisher.AFTER_RECOVERY_COMMIT;
-  /** Fault point: one lingering transaction aborted at start-up, before the next. */
-  public static final String AFTER_LINGERING_ABORT = "kafka.finishRecovering.afterAbort";
-
   static final String POOL_SIZE_SETTING = "KafkaParticipant.Builder.transactionalIdPoolSize (or the "
       + "coordinator's maxPendingCheckpoints, from which the default size follows)";
   static final int DEFAULT_POOL_SIZE_UNBOUNDED = 16;
@@ -197,7 +188,7 @@ public final class KafkaParticipant<IN>
         }
       }
       ProducerState s = producer.flush();
-      faults.reached(AFTER_FLUSH);
+      faults.reached(KafkaPoints.AFTER_FLUSH);
       return new KafkaTransaction(transaction.name(), transaction.transactionalId(), s.producerId(), s.epoch(),
           s.transactionV2(), s.started());
     } catch (ProducerFencedException e) {
@@ -286,7 +277,7 @@ public final class KafkaParticipant<IN>
     for (String id : open) {
       finisher().fence(id); // aborts it; every decided transaction was committed before this call
       LOG.info("{}: aborted the transaction an earlier incarnation left open on {}", name, id);
-      faults.reached(AFTER_LINGERING_ABORT);
+      faults.reached(KafkaPoints.AFTER_LINGERING_ABORT);
     }
     StartupChecks.warnAboutTimeouts(name, a, adminTimeout, settings.transactionTimeout(),
         checkpointInterval != null ? checkpointInterval : context.checkpointInterval().orElse(null));
@@ -527,8 +518,7 @@ public final class KafkaParticipant<IN>
     }
 
     /**
-     * Testing knob: called at this participant's fault points, {@link #AFTER_FLUSH},
-     * {@link #AFTER_COMMIT}, {@link #AFTER_RECOVERY_COMMIT} and {@link #AFTER_LINGERING_ABORT}.
+     * Testing knob: called at this participant's fault points, the ones {@link KafkaPoints} names.
      */
     public Builder<IN> faultInjector(FaultInjector injector) {
       this.faults = Objects.requireNonNull(injector, "injector");

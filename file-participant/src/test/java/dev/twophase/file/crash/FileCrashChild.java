@@ -89,10 +89,7 @@ public final class FileCrashChild {
     int bystanders = Integer.getInteger(BYSTANDERS, 0);
 
     String fileCrashAt = System.getProperty(FILE_CRASH_AT);
-    FaultInjector faults = fileCrashAt != null ? CrashInjector.parse(fileCrashAt, List.of(
-        FilePoints.WRITE_AFTER_CREATE_PART, FilePoints.BACKGROUND_DIRECTORY_SYNC, FilePoints.PRE_COMMIT_AFTER_FSYNC,
-        FilePoints.PRE_COMMIT_DIRECTORY_SYNC, FilePoints.COMMIT_AFTER_RENAME, FilePoints.COMMIT_DIRECTORY_SYNC,
-        FilePoints.ABORT_AFTER_DELETE, FilePoints.CLEANUP_AFTER_DELETE)) : ChildProgram.crashInjector();
+    FaultInjector faults = fileCrashAt != null ? CrashInjector.parse(fileCrashAt, FilePoints.all()) : ChildProgram.crashInjector();
     try (StateLog log = ChildProgram.openLog(stateDir, segmentBytes)) {
       List<Coordinator> idle = ChildProgram.bystanders(log, bystanders, "abystander", "zbystander",
           id -> FileParticipant.builder(dataDir.resolve("bystanders").resolve(id), RecordEncoders.lines()).build());

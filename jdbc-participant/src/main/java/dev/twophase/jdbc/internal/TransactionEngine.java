@@ -1,6 +1,7 @@
 package dev.twophase.jdbc.internal;
 
 import dev.twophase.annotation.Internal;
+import dev.twophase.jdbc.JdbcPoints;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.RetriableTwoPhaseException;
@@ -35,11 +36,6 @@ public final class TransactionEngine implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(TransactionEngine.class);
 
-  /** Crash points of this participant, named for the fault injector. */
-  public static final String BEFORE_PREPARE = "jdbc.preCommit.beforePrepare";
-  public static final String AFTER_PREPARE = "jdbc.preCommit.afterPrepare";
-  public static final String BEFORE_COMMIT = "jdbc.commit.beforeCommitPrepared";
-  public static final String AFTER_COMMIT = "jdbc.commit.afterCommitPrepared";
 
   /** What {@link #recoverAndAbort} found. */
   public enum AbortResult { ABORTED, NOT_FOUND, COMMITTED }
@@ -151,9 +147,9 @@ public final class TransactionEngine implements AutoCloseable {
       }
       return t.asEmpty();
     }
-    faults.reached(BEFORE_PREPARE);
+    faults.reached(JdbcPoints.BEFORE_PREPARE);
     l.branch.prepare(markers.insertSql(t.name(), l.owner, l.epoch));
-    faults.reached(AFTER_PREPARE);
+    faults.reached(JdbcPoints.AFTER_PREPARE);
     return t;
   }
 
@@ -172,7 +168,7 @@ public final class TransactionEngine implements AutoCloseable {
       return CommitOutcome.COMMITTED;
     }
     Live l = live.get(t.name());
-    faults.reached(BEFORE_COMMIT);
+    faults.reached(JdbcPoints.BEFORE_COMMIT);
     Resolution r = null;
     SQLException inSession = null;
     if (l != null && l.branch.isPrepared()) {
@@ -195,7 +191,7 @@ public final class TransactionEngine implements AutoCloseable {
         throw retriable("commit", t, l == null ? -1 : l.checkpointId, e);
       }
     }
-    faults.reached(AFTER_COMMIT);
+    faults.reached(JdbcPoints.AFTER_COMMIT);
     if (r == Resolution.DONE) {
       return CommitOutcome.COMMITTED;
     }

@@ -7,7 +7,7 @@ import dev.twophase.Output;
 import dev.twophase.StateLog;
 import dev.twophase.crash.ChildProgram;
 import dev.twophase.jdbc.JdbcParticipant;
-import dev.twophase.jdbc.internal.TransactionEngine;
+import dev.twophase.jdbc.JdbcPoints;
 import dev.twophase.testing.CrashInjector;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,9 +71,7 @@ public final class JdbcCrashChild {
     FaultInjector faults = ChildProgram.crashInjector();
     // The participant's own points come in a property of their own: core's state log still parses
     // twophase.crashAt as one of its internal crash points and refuses other names.
-    FaultInjector own = CrashInjector.parse(System.getProperty(OWN_CRASH_AT), List.of(
-        TransactionEngine.BEFORE_PREPARE, TransactionEngine.AFTER_PREPARE, TransactionEngine.BEFORE_COMMIT,
-        TransactionEngine.AFTER_COMMIT));
+    FaultInjector own = CrashInjector.parse(System.getProperty(OWN_CRASH_AT), JdbcPoints.all());
 
     for (javax.sql.DataSource ds : new javax.sql.DataSource[] {pg, maria, h2}) {
       try (Connection c = ds.getConnection(); var s = c.createStatement()) {

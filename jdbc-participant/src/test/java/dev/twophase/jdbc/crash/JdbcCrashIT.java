@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.crash;
 
+import dev.twophase.jdbc.JdbcPoints;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -7,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.fail;
 import dev.twophase.ProtocolPoint;
 import dev.twophase.crash.ChildJvm;
 import dev.twophase.crash.CrashScenario;
-import dev.twophase.jdbc.internal.TransactionEngine;
 import dev.twophase.jdbc.servers.MariaDbServer;
 import dev.twophase.jdbc.servers.PostgresServer;
 import dev.twophase.testing.CrashInjector;
@@ -61,10 +61,10 @@ class JdbcCrashIT {
         default -> cases.add(Arguments.of(p.name(), 2));
       }
     }
-    cases.add(Arguments.of(TransactionEngine.BEFORE_PREPARE, 1));     // pg, checkpoint 1
-    cases.add(Arguments.of(TransactionEngine.AFTER_PREPARE, 5));      // maria, checkpoint 2
-    cases.add(Arguments.of(TransactionEngine.BEFORE_COMMIT, 6));      // h2, checkpoint 2
-    cases.add(Arguments.of(TransactionEngine.AFTER_COMMIT, 7));       // pg, checkpoint 3
+    cases.add(Arguments.of(JdbcPoints.BEFORE_PREPARE, 1));     // pg, checkpoint 1
+    cases.add(Arguments.of(JdbcPoints.AFTER_PREPARE, 5));      // maria, checkpoint 2
+    cases.add(Arguments.of(JdbcPoints.BEFORE_COMMIT, 6));      // h2, checkpoint 2
+    cases.add(Arguments.of(JdbcPoints.AFTER_COMMIT, 7));       // pg, checkpoint 3
     return cases.stream();
   }
 
@@ -88,7 +88,7 @@ class JdbcCrashIT {
     for (String p : List.of(
         ProtocolPoint.AFTER_LOG_APPEND + ":2",
         ProtocolPoint.DURING_RECOVERY_COMMIT + ":2",
-        TransactionEngine.AFTER_PREPARE + ":3",
+        JdbcPoints.AFTER_PREPARE + ":3",
         ProtocolPoint.BETWEEN_COMMITS + ":3")) {
       ChildJvm.Run c = s.run(p);
       assertCrashedAt(c, p.substring(0, p.indexOf(':')));

@@ -1,6 +1,6 @@
 package dev.twophase.jdbc.crash;
 
-import dev.twophase.jdbc.internal.TransactionEngine;
+import dev.twophase.jdbc.JdbcPoints;
 import dev.twophase.jdbc.servers.MariaDbServer;
 import dev.twophase.jdbc.servers.PostgresServer;
 import dev.twophase.testkit.crash.CrashScenario;
@@ -25,8 +25,8 @@ class JdbcHarnessCrashIT {
 
   static List<Arguments> scenarios() {
     List<Arguments> all = new ArrayList<>();
-    List<String> points = List.of(TransactionEngine.BEFORE_PREPARE, TransactionEngine.AFTER_PREPARE,
-        TransactionEngine.BEFORE_COMMIT, TransactionEngine.AFTER_COMMIT);
+    List<String> points = List.of(JdbcPoints.BEFORE_PREPARE, JdbcPoints.AFTER_PREPARE,
+        JdbcPoints.BEFORE_COMMIT, JdbcPoints.AFTER_COMMIT);
     for (String db : List.of("postgresql", "mariadb")) {
       for (CrashScenario s : CrashScenario.atEach(points, 2)) {
         all.add(Arguments.of(db, s));

@@ -1,6 +1,7 @@
 package dev.twophase.kafka.internal;
 
 import dev.twophase.annotation.Internal;
+import dev.twophase.kafka.KafkaPoints;
 import dev.twophase.CommitOutcome;
 import dev.twophase.CommitOutcomeUnknownException;
 import dev.twophase.FaultInjector;
@@ -26,11 +27,6 @@ import org.slf4j.LoggerFactory;
  */
 @Internal
 public final class TransactionFinisher {
-
-  /** Fault points, for crash tests: reached right after the broker accepted a commit. */
-  public static final String AFTER_COMMIT = "kafka.commit.afterCommit";
-  /** Reached right after a resumed commit from a handle was accepted. */
-  public static final String AFTER_RECOVERY_COMMIT = "kafka.recoverAndCommit.afterCommit";
 
   private static final Logger LOG = LoggerFactory.getLogger(TransactionFinisher.class);
 
@@ -80,7 +76,7 @@ public final class TransactionFinisher {
       }
     }
     if (t.started()) {
-      faults.reached(AFTER_COMMIT);
+      faults.reached(KafkaPoints.AFTER_COMMIT);
     }
     return new LiveCommit(CommitOutcome.COMMITTED, true);
   }
@@ -117,7 +113,7 @@ public final class TransactionFinisher {
     } finally {
       fresh.close(closeTimeout);
     }
-    faults.reached(AFTER_RECOVERY_COMMIT);
+    faults.reached(KafkaPoints.AFTER_RECOVERY_COMMIT);
     return CommitOutcome.COMMITTED;
   }
 

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.crash;
 
+import dev.twophase.kafka.KafkaPoints;
 import dev.twophase.CheckpointFailedException;
 import dev.twophase.Coordinator;
 import dev.twophase.CoordinatorConfig;
@@ -54,8 +55,7 @@ public final class ConsumeTransformProduceChild {
     String input = args[2];
     String output = args[3];
     int k = Integer.parseInt(args[5]);
-    FaultInjector faults = CrashInjector.parse(System.getProperty(CRASH_AT), List.of(KafkaParticipant.AFTER_FLUSH,
-        KafkaParticipant.AFTER_COMMIT, KafkaParticipant.AFTER_RECOVERY_COMMIT, KafkaParticipant.AFTER_LINGERING_ABORT));
+    FaultInjector faults = CrashInjector.parse(System.getProperty(CRASH_AT), KafkaPoints.all());
 
     try (StateLog log = ChildProgram.openLog(Path.of(args[1]), 0);
         KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.crash;
 
+import dev.twophase.kafka.KafkaPoints;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -53,9 +54,9 @@ class ConsumeTransformProduceCrashIT {
 
   @ParameterizedTest
   @ValueSource(strings = {
-      KafkaParticipant.AFTER_FLUSH + ":3",
+      KafkaPoints.AFTER_FLUSH + ":3",
       "AFTER_LOG_APPEND:3",
-      KafkaParticipant.AFTER_COMMIT + ":3",
+      KafkaPoints.AFTER_COMMIT + ":3",
       "BEFORE_PRE_COMMIT:4"})
   void exactlyOnceEndToEndAcrossACrash(String crashAt) throws Exception {
     String unique = UUID.randomUUID().toString().substring(0, 8);

@@ -1,5 +1,6 @@
 package dev.twophase.kafka.crash;
 
+import dev.twophase.kafka.KafkaPoints;
 import dev.twophase.kafka.KafkaParticipant;
 import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import dev.twophase.testkit.crash.Crash;
@@ -36,9 +37,9 @@ class KafkaParticipantCrashIT {
 
   static List<CrashScenario> scenarios() {
     List<CrashScenario> all = new ArrayList<>(CrashScenario.everyProtocolPoint());
-    all.addAll(CrashScenario.atEach(List.of(KafkaParticipant.AFTER_FLUSH, KafkaParticipant.AFTER_COMMIT), 2));
-    all.add(CrashScenario.of(Crash.at(KafkaParticipant.AFTER_COMMIT, 9))); // the finish() checkpoint
-    all.add(CrashScenario.of(Crash.at("AFTER_LOG_APPEND", 2), Crash.at(KafkaParticipant.AFTER_RECOVERY_COMMIT, 1)));
+    all.addAll(CrashScenario.atEach(List.of(KafkaPoints.AFTER_FLUSH, KafkaPoints.AFTER_COMMIT), 2));
+    all.add(CrashScenario.of(Crash.at(KafkaPoints.AFTER_COMMIT, 9))); // the finish() checkpoint
+    all.add(CrashScenario.of(Crash.at("AFTER_LOG_APPEND", 2), Crash.at(KafkaPoints.AFTER_RECOVERY_COMMIT, 1)));
     return all;
   }
 
@@ -53,8 +54,8 @@ class KafkaParticipantCrashIT {
     crashTest().run(
         Crash.at("AFTER_LOG_APPEND", 2),
         Crash.at("DURING_RECOVERY_COMMIT", 1),
-        Crash.at(KafkaParticipant.AFTER_FLUSH, 3),
-        Crash.at(KafkaParticipant.AFTER_COMMIT, 2),
+        Crash.at(KafkaPoints.AFTER_FLUSH, 3),
+        Crash.at(KafkaPoints.AFTER_COMMIT, 2),
         Crash.at("BETWEEN_PRE_COMMITS", 2));
   }
 

@@ -181,11 +181,7 @@ public final class JdbcParticipant<IN>
    */
   @Override
   public AbortOutcome recoverAndAbort(JdbcTransaction transaction) throws Exception {
-    return switch (engine.recoverAndAbort(transaction)) {
-      case ABORTED -> AbortOutcome.ABORTED;
-      case NOT_FOUND -> AbortOutcome.NOT_FOUND;
-      case COMMITTED -> AbortOutcome.COMMITTED;
-    };
+    return engine.recoverAndAbort(transaction);
   }
 
   /**

@@ -13,7 +13,6 @@ import dev.twophase.RetirementListener;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
 import dev.twophase.annotation.PublicEvolving;
-import dev.twophase.kafka.internal.AbortResult;
 import dev.twophase.kafka.internal.BrokerTransactionView;
 import dev.twophase.kafka.internal.KafkaTransactionCodec;
 import dev.twophase.kafka.internal.LingeringTransactions;
@@ -260,12 +259,7 @@ public final class KafkaParticipant<IN>
   @Override
   public AbortOutcome recoverAndAbort(KafkaTransaction transaction) throws Exception {
     holdRecovered(transaction);
-    AbortResult r = finisher().abortResumed(transaction);
-    return switch (r) {
-      case ABORTED -> AbortOutcome.ABORTED;
-      case NOT_FOUND -> AbortOutcome.NOT_FOUND;
-      case COMMITTED -> AbortOutcome.COMMITTED;
-    };
+    return finisher().abortResumed(transaction);
   }
 
   @Override

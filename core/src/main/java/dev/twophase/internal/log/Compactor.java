@@ -30,7 +30,7 @@ import org.slf4j.Logger;
  * written only once its successor is durable, so a sealed segment without a successor is a
  * deleted segment, never a crash; and an unsealed segment followed by one segment is a roll
  * interrupted before its seal, whose successor holds nothing new (no append reached it), which the
- * next open seals ({@code Recovery}).
+ * next open seals ({@code LogOpening}).
  *
  * <p>When: once the active segment is larger than {@code segmentBytes} and at least twice its
  * size right after it was created (its {@link Segment#baseSize}), so that a live state bigger

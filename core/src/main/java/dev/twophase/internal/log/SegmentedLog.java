@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link LogFormat}: the bytes on disk; {@link LogReader}: reading them back, and the rules
  *       that tell a torn tail from damage.
- *   <li>{@link Recovery}: opening a log (lock, read, cut a torn tail, new owner epoch).
+ *   <li>{@link LogOpening}: opening a log (lock, read, cut a torn tail, new owner epoch).
  *   <li>{@link AppendPath}: appends, staging and group commit ({@link GroupSync}).
  *   <li>{@link Compactor}: creating segments and rolling to a compacted one.
  *   <li>{@link Segment} and {@link SegmentIo}: a segment file with its standby descriptor, and I/O
@@ -66,7 +66,7 @@ public final class SegmentedLog implements AutoCloseable {
    */
   public static SegmentedLog open(Path directory, long segmentBytes, long preallocateBytes,
       Syncer syncer, FaultInjector faults) {
-    return Recovery.open(directory, segmentBytes, preallocateBytes, syncer, faults);
+    return LogOpening.open(directory, segmentBytes, preallocateBytes, syncer, faults);
   }
 
   public Path directory() {

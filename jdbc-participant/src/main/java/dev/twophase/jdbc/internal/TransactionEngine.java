@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.annotation.Internal;
 import dev.twophase.jdbc.JdbcPoints;
 import dev.twophase.CommitOutcome;
@@ -37,8 +38,6 @@ public final class TransactionEngine implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionEngine.class);
 
 
-  /** What {@link #recoverAndAbort} found. */
-  public enum AbortResult { ABORTED, NOT_FOUND, COMMITTED }
 
   private final String participant;
   private final Dialect dialect;
@@ -232,9 +231,9 @@ public final class TransactionEngine implements AutoCloseable {
    * database held it prepared, COMMITTED if it is gone and its marker proves it committed,
    * NOT_FOUND if it is gone without a marker (never prepared, rolled back, or empty).
    */
-  public AbortResult recoverAndAbort(JdbcTransaction t) throws SQLException {
+  public AbortOutcome recoverAndAbort(JdbcTransaction t) throws SQLException {
     if (t.empty()) {
-      return AbortResult.NOT_FOUND;
+      return AbortOutcome.NOT_FOUND;
     }
     Live l = live.remove(t.name());
     if (l != null) {
@@ -243,9 +242,9 @@ public final class TransactionEngine implements AutoCloseable {
     }
     Resolution r = Detached.retry(() -> dialect.rollbackRecovered(t.name()));
     if (r == Resolution.DONE) {
-      return AbortResult.ABORTED;
+      return AbortOutcome.ABORTED;
     }
-    return markerExists(t) ? AbortResult.COMMITTED : AbortResult.NOT_FOUND;
+    return markerExists(t) ? AbortOutcome.COMMITTED : AbortOutcome.NOT_FOUND;
   }
 
   /**

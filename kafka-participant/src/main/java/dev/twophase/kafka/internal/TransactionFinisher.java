@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.AbortOutcome;
 import dev.twophase.annotation.Internal;
 import dev.twophase.kafka.KafkaPoints;
 import dev.twophase.CommitOutcome;
@@ -121,24 +122,24 @@ public final class TransactionFinisher {
    * Aborts {@code t} from its handle alone: if the broker shows it open, a new producer of its id
    * registers ({@code initTransactions()}), which aborts it and fences any producer left of it.
    */
-  public AbortResult abortResumed(KafkaTransaction t) throws Exception {
+  public AbortOutcome abortResumed(KafkaTransaction t) throws Exception {
     BrokerFinding f = view.find(t.transactionalId(), stateOf(t));
     switch (f.outcome()) {
       case COMMITTED:
-        return AbortResult.COMMITTED;
+        return AbortOutcome.COMMITTED;
       case ABORTED:
-        return AbortResult.NOT_FOUND;
+        return AbortOutcome.NOT_FOUND;
       case IN_PROGRESS:
         if (!f.atTransactionEpoch()) {
-          return AbortResult.NOT_FOUND; // TV1: the broker bumped the epoch and is expiring it
+          return AbortOutcome.NOT_FOUND; // TV1: the broker bumped the epoch and is expiring it
         }
         fence(t.transactionalId());
-        return AbortResult.ABORTED;
+        return AbortOutcome.ABORTED;
       case UNKNOWN:
       default:
         // The id shows no transaction of this producer id and epoch: it never reached the broker
         // (a handle logged before its first send), or the id moved on after it ended.
-        return AbortResult.NOT_FOUND;
+        return AbortOutcome.NOT_FOUND;
     }
   }
 

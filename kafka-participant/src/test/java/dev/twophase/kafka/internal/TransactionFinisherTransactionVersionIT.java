@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.AbortOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -122,18 +123,18 @@ class TransactionFinisherTransactionVersionIT {
     send(open, 3);
     open.flush();
     open.close(Duration.ZERO);
-    assertEquals(AbortResult.ABORTED, finisher.abortResumed(begun)); // its handle from before the sends
-    assertEquals(AbortResult.NOT_FOUND, finisher.abortResumed(begun));
+    assertEquals(AbortOutcome.ABORTED, finisher.abortResumed(begun)); // its handle from before the sends
+    assertEquals(AbortOutcome.NOT_FOUND, finisher.abortResumed(begun));
 
     TransactionalProducer never = open(settings, base + 1);
     KafkaTransaction nothingSent = begun(never, "t2");
     never.close(Duration.ZERO);
-    assertEquals(AbortResult.NOT_FOUND, finisher.abortResumed(nothingSent));
+    assertEquals(AbortOutcome.NOT_FOUND, finisher.abortResumed(nothingSent));
 
     TransactionalProducer c = open(settings, base + 2);
     KafkaTransaction committed = preCommitted(c, "t3", 2);
     c.commit();
-    assertEquals(AbortResult.COMMITTED, finisher.abortResumed(committed));
+    assertEquals(AbortOutcome.COMMITTED, finisher.abortResumed(committed));
     assertEquals(2, committed().size()); // stable: nothing left open
   }
 

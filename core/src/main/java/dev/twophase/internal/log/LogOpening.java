@@ -25,7 +25,7 @@ import org.slf4j.Logger;
  * segment is due, or if the log holds a segment of format 2 (which has no seals). Every failure
  * releases what the open took.
  */
-final class Recovery {
+final class LogOpening {
 
   private static final Logger LOG = SegmentedLog.LOG;
 
@@ -45,7 +45,7 @@ final class Recovery {
   /** The first segment of a new log, once this open is about to create it. */
   private Path createdSegment;
 
-  private Recovery(Path directory, long segmentBytes, long preallocateBytes, Syncer syncer,
+  private LogOpening(Path directory, long segmentBytes, long preallocateBytes, Syncer syncer,
       FaultInjector faults, DirectoryLock lock) {
     this.directory = directory;
     this.segmentBytes = segmentBytes;
@@ -73,11 +73,11 @@ final class Recovery {
     Path dir = directory.toAbsolutePath().normalize();
     List<Path> createdDirectories = List.of();
     DirectoryLock lock = null;
-    Recovery recovery = null;
+    LogOpening recovery = null;
     try {
       createdDirectories = Directories.createDurably(dir);
       lock = DirectoryLock.acquire(dir);
-      recovery = new Recovery(dir, segmentBytes, preallocateBytes, syncer, faults, lock);
+      recovery = new LogOpening(dir, segmentBytes, preallocateBytes, syncer, faults, lock);
       return recovery.recover();
     } catch (IOException e) {
       undo(e, recovery, lock, createdDirectories);
@@ -90,7 +90,7 @@ final class Recovery {
   }
 
   /** Releases and removes what a failed open took and created (see {@link #open}). */
-  private static void undo(Throwable failure, Recovery recovery, DirectoryLock lock,
+  private static void undo(Throwable failure, LogOpening recovery, DirectoryLock lock,
       List<Path> createdDirectories) {
     if (recovery != null) {
       recovery.removeCreatedSegment(failure);

@@ -18,7 +18,7 @@ import java.util.Optional;
  * it for checks of your own.
  *
  * <p>Each {@link Incarnation} is one participant instance in its own {@link SimulatedProcess},
- * made by the {@link ParticipantFactory}. Like the real coordinator, this class
+ * made by the {@link ProcessParticipantFactory}. Like the real coordinator, this class
  * <ul>
  *   <li>gives every incarnation the next owner epoch (1, 2, ...);
  *   <li>asks the first incarnation for its user context ({@code initializeUserContext}), keeps it
@@ -58,7 +58,7 @@ public final class ManualCoordinator<TXN, CONTEXT> implements AutoCloseable {
 
   private final String coordinatorId;
   private final String participantName;
-  private final ParticipantFactory<TXN, CONTEXT> factory;
+  private final ProcessParticipantFactory<TXN, CONTEXT> factory;
   private final List<Incarnation<TXN, CONTEXT>> incarnations = new ArrayList<>();
   private byte[] loggedContext;
   private int loggedContextVersion;
@@ -69,7 +69,7 @@ public final class ManualCoordinator<TXN, CONTEXT> implements AutoCloseable {
    * {@code factory}. Nothing is started yet.
    */
   public ManualCoordinator(
-      String coordinatorId, String participantName, ParticipantFactory<TXN, CONTEXT> factory) {
+      String coordinatorId, String participantName, ProcessParticipantFactory<TXN, CONTEXT> factory) {
     this.coordinatorId = Objects.requireNonNull(coordinatorId, "coordinatorId");
     this.participantName = Objects.requireNonNull(participantName, "participantName");
     this.factory = Objects.requireNonNull(factory, "factory");

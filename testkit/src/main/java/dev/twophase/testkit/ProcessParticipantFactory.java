@@ -15,7 +15,7 @@ import dev.twophase.annotation.PublicEvolving;
  */
 @PublicEvolving
 @FunctionalInterface
-public interface ParticipantFactory<TXN, CONTEXT> {
+public interface ProcessParticipantFactory<TXN, CONTEXT> {
 
   /** A new participant instance living in {@code process}. Never null. */
   Participant<TXN, CONTEXT> newParticipant(SimulatedProcess process) throws Exception;

@@ -25,7 +25,8 @@ public final class CoordinatorConfig {
 
   private static final CoordinatorConfig DEFAULTS = custom().build();
 
-  private final Duration checkpointInterval;
+  /** Kept as an Optional: every checkpoint hands it to the participants' contexts. */
+  private final Optional<Duration> checkpointInterval;
   private final long checkpointEveryRecords;
   private final Duration transactionTimeout;
   private final double timeoutWarningRatio;
@@ -58,7 +59,7 @@ public final class CoordinatorConfig {
   }
 
   private CoordinatorConfig(Builder b) {
-    this.checkpointInterval = b.checkpointInterval;
+    this.checkpointInterval = Optional.ofNullable(b.checkpointInterval);
     this.checkpointEveryRecords = b.checkpointEveryRecords;
     this.transactionTimeout = b.transactionTimeout;
     this.timeoutWarningRatio = b.timeoutWarningRatio;
@@ -89,7 +90,7 @@ public final class CoordinatorConfig {
   /** A builder starting from this config's settings. */
   public Builder toBuilder() {
     Builder b = new Builder();
-    b.checkpointInterval = checkpointInterval;
+    b.checkpointInterval = checkpointInterval.orElse(null);
     b.checkpointEveryRecords = checkpointEveryRecords;
     b.transactionTimeout = transactionTimeout;
     b.timeoutWarningRatio = timeoutWarningRatio;
@@ -110,7 +111,7 @@ public final class CoordinatorConfig {
 
   /** Time between automatic checkpoints taken by {@code maybeCheckpoint()}; empty if off. */
   public Optional<Duration> checkpointInterval() {
-    return Optional.ofNullable(checkpointInterval);
+    return checkpointInterval;
   }
 
   /**
@@ -194,7 +195,7 @@ public final class CoordinatorConfig {
 
   @Override
   public String toString() {
-    return "CoordinatorConfig{checkpointInterval=" + checkpointInterval
+    return "CoordinatorConfig{checkpointInterval=" + checkpointInterval.orElse(null)
         + ", checkpointEveryRecords=" + checkpointEveryRecords
         + ", transactionTimeout=" + transactionTimeout
         + ", timeoutWarningRatio=" + timeoutWarningRatio

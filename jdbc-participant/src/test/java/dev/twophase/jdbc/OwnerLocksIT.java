@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.twophase.Coordinator;
 import dev.twophase.FencedException;
 import dev.twophase.FileStateLog;
+import dev.twophase.crash.LogCopies;
 import dev.twophase.jdbc.internal.OwnerLocks;
 import dev.twophase.testing.TestContexts;
 import java.io.IOException;
@@ -101,7 +102,7 @@ class OwnerLocksIT {
       c.checkpoint();
     }
     Path copy = tmp.resolve("log-copy");
-    copyTree(original, copy);
+    LogCopies.copy(original, copy);
     try (FileStateLog log = FileStateLog.open(original);
         Coordinator running = Coordinator.builder(id, log).participant("db", db.builder().get().build()).build()) {
       try (FileStateLog copied = FileStateLog.open(copy)) {
@@ -125,19 +126,6 @@ class OwnerLocksIT {
     try (PreparedStatement s = c.prepareStatement(sql); ResultSet rs = s.executeQuery()) {
       rs.next();
       return rs.getLong(1);
-    }
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (Stream<Path> s = Files.walk(from)) {
-      for (Path p : s.toList()) {
-        Path target = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target);
-        }
-      }
     }
   }
 }

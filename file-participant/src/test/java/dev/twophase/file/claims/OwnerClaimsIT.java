@@ -8,6 +8,7 @@ import dev.twophase.Coordinator;
 import dev.twophase.FencedException;
 import dev.twophase.FileStateLog;
 import dev.twophase.crash.ChildJvm;
+import dev.twophase.crash.LogCopies;
 import dev.twophase.file.FileParticipant;
 import dev.twophase.file.FileTransaction;
 import dev.twophase.file.RecordEncoders;
@@ -106,7 +107,7 @@ class OwnerClaimsIT {
       c.checkpoint();
     }
     Path copy = tmp.resolve("log-copy");
-    copyTree(original, copy);
+    LogCopies.copy(original, copy);
 
     FileParticipant<CharSequence> first = files(out);
     try (FileStateLog log = FileStateLog.open(original);
@@ -130,19 +131,6 @@ class OwnerClaimsIT {
             }
           }).toList();
       assertEquals(List.of("kept"), committed, "the original's records survived the copy's start");
-    }
-  }
-
-  private static void copyTree(Path from, Path to) throws IOException {
-    try (Stream<Path> s = Files.walk(from)) {
-      for (Path p : s.toList()) {
-        Path target = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target);
-        }
-      }
     }
   }
 }

@@ -8,6 +8,7 @@ import dev.twophase.internal.CoordinatorCore;
 import dev.twophase.internal.CoreSpec;
 import dev.twophase.internal.PendingCheckpoint;
 import dev.twophase.internal.StateCodec;
+import dev.twophase.internal.engine.FrontEnd;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -389,7 +390,14 @@ public final class Coordinator implements AutoCloseable {
      * @throws TwoPhaseException if recovery failed; nothing was lost, and building again retries
      */
     public Coordinator build() {
-      CoordinatorCore core = spec.newCore(LOG);
+      CoordinatorCore core = spec.newCore(new FrontEnd.Advice(
+          "start-up stopped, build the coordinator again to retry",
+          "the state log of coordinator '" + spec.coordinatorId() + "'",
+          "the log lost a later decision (a damaged or replaced log, a log restored from an old backup, or another "
+              + "log used with the same output)",
+          "Find out why the log lost its records (restore it from a backup, check that this log belongs to this "
+              + "output); if duplicates are acceptable, build the coordinator with "
+              + "CoordinatorConfig.continueAfterLostDecision()"), LOG);
       CoordinatorLog view;
       try {
         view = stateLog.open(spec.coordinatorId());

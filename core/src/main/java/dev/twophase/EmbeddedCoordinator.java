@@ -7,6 +7,7 @@ import dev.twophase.internal.CoreSpec;
 import dev.twophase.internal.Incarnations;
 import dev.twophase.internal.PendingCheckpoint;
 import dev.twophase.internal.StateCodec;
+import dev.twophase.internal.engine.FrontEnd;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -268,7 +269,13 @@ public final class EmbeddedCoordinator implements AutoCloseable {
      * @throws IllegalArgumentException if {@link #ownerEpoch(long)} is not above the restored epoch
      */
     public EmbeddedCoordinator build() {
-      CoordinatorCore core = spec.newCore(LOG);
+      CoordinatorCore core = spec.newCore(new FrontEnd.Advice(
+          "start-up stopped, build the coordinator again to retry",
+          "the restored state of coordinator '" + spec.coordinatorId() + "'",
+          "a later checkpoint was committed and an older one was restored (an older savepoint or retained "
+              + "checkpoint of the engine), or the state belongs to another output",
+          "Restore the engine's latest checkpoint instead; if duplicates are acceptable, build the coordinator "
+              + "with CoordinatorConfig.continueAfterLostDecision()"), LOG);
       EmbeddedCoordinator coordinator = new EmbeddedCoordinator(core);
       try {
         StateCodec.CoordinatorRecord record =

@@ -78,17 +78,19 @@ class BuildValidationTest {
   }
 
   @Test
-  void aNullHandleFromBeginIsAProgrammingErrorNotARetriableOne() {
+  void aNullHandleFromBeginIsABrokenParticipantNotARetriableFailure() {
     DelegatingInMemory broken = new DelegatingInMemory(new InMemoryParticipant<>(resource)) {
       @Override
       public InMemoryTransaction beginTransaction(TransactionContext<Void> context) {
         return null;
       }
     };
-    IllegalStateException e = assertThrows(IllegalStateException.class,
+    FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class,
         () -> Coordinator.builder("job", new InMemoryStateLog()).participant("sink", broken).build());
-    assertTrue(e.getMessage().contains("returned null from beginTransaction"), e.getMessage());
-    assertEquals(IllegalStateException.class, e.getClass(), "not wrapped into a retriable exception");
+    assertTrue(e.getMessage().contains("participant 'sink' of coordinator 'job' returned null from beginTransaction"),
+        e.getMessage());
+    assertEquals(FatalTwoPhaseException.class, e.getClass(), "not wrapped into a retriable exception");
+    assertEquals(0, resource.openTransactions().size(), "nothing left open");
   }
 
   @Test

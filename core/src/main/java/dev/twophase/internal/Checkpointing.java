@@ -6,10 +6,9 @@ import dev.twophase.Codec;
 import dev.twophase.CoordinatorState;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.ProtocolPoint;
-import dev.twophase.RecordWriter;
-import dev.twophase.RetriableTwoPhaseException;
 import dev.twophase.TwoPhaseException;
 import dev.twophase.internal.StateCodec.Blob;
+import dev.twophase.internal.engine.Member;
 import java.util.List;
 
 /**
@@ -37,45 +36,12 @@ public final class Checkpointing {
   }
 
   /** Begins a transaction in every participant, to be pre-committed in {@code checkpointId}. */
-  void beginAll(long checkpointId) throws Exception {
-    for (Slot<Object, Object> slot : core.slots) {
-      Object handle;
-      try {
-        handle = slot.participant.beginTransaction(new Contexts.Transaction<>(
-            core.coordinatorId, slot.name, slot.namePrefix, core.ownerEpoch,
-            core.config.maxPendingCheckpoints(), core.config.checkpointInterval(), checkpointId, slot.sequence++, slot.context));
-      } catch (FatalTwoPhaseException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new RetriableTwoPhaseException(
-            "beginTransaction failed in participant '" + slot.name + "' for checkpoint " + checkpointId
-                + ": " + e.getMessage(), e, checkpointId, slot.name);
-      }
-      if (handle == null) {
-        throw new IllegalStateException("participant '" + slot.name + "' returned null from "
-            + "beginTransaction (checkpoint " + checkpointId + "); it must return a handle");
-      }
-      slot.current = handle;
-      slot.currentBegunAt = core.config.clock().millis();
-      slot.currentCheckpointId = checkpointId;
-      if (slot.writable != null) {
-        RecordWriter<Object> writer;
-        try {
-          writer = slot.writable.writerFor(handle);
-        } catch (FatalTwoPhaseException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new RetriableTwoPhaseException("writerFor(" + handle + ") failed in participant '"
-              + slot.name + "': " + e.getMessage(), e, checkpointId, slot.name);
-        }
-        if (writer == null) {
-          throw new IllegalStateException("participant '" + slot.name + "' returned null from "
-              + "writerFor(" + handle + "); it must return a RecordWriter");
-        }
-        slot.writer = writer;
-      }
+  void beginAll(long checkpointId) {
+    long sequence = core.sequence++;
+    for (Member<Object, Object> member : core.members) {
+      Object handle = member.begin(checkpointId, sequence);
       core.log.debug("coordinator {}: began {} in {} for checkpoint {}",
-          core.coordinatorId, handle, slot.name, checkpointId);
+          core.coordinatorId, handle, member.name(), checkpointId);
     }
     core.lastCheckpointAtNanos = core.config.ticker().read();
   }
@@ -113,7 +79,7 @@ public final class Checkpointing {
   private Prepared doPrepare(long id) {
     core.listener.onCheckpointStarted(core.coordinatorId, id);
     CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} started", core.coordinatorId, id);
-    PendingCheckpoint checkpoint = new PendingCheckpoint(id, core.slots.size());
+    PendingCheckpoint checkpoint = new PendingCheckpoint(id, core.members.size());
     if (core.beforeCheckpoint != null && core.lifecycle.state() == CoordinatorState.RUNNING) {
       try {
         core.beforeCheckpoint.beforeCheckpoint(id);
@@ -122,31 +88,27 @@ public final class Checkpointing {
       }
     }
     core.reached(ProtocolPoint.BEFORE_PRE_COMMIT);
-    int last = core.slots.size() - 1;
-    for (Slot<Object, Object> slot : core.slots) {
-      if (slot.current == null) {
+    int last = core.members.size() - 1;
+    for (Member<Object, Object> member : core.members) {
+      if (member.current() == null) {
         continue;
       }
       Object committable;
       try {
-        committable = slot.participant.preCommit(slot.current);
-        if (committable == null) {
-          throw new IllegalStateException("participant '" + slot.name + "' returned null from "
-              + "preCommit(" + slot.current + "); return the handle to commit (the same one if "
-              + "nothing changed)");
-        }
+        committable = member.preCommit();
       } catch (Exception e) {
-        throw abortCheckpoint(id, slot.name, "preCommit failed", e, checkpoint, false);
+        throw abortCheckpoint(id, member.name(), "preCommit failed", e, checkpoint, false);
       }
       byte[] encoded;
       try {
-        encoded = slot.encode(committable);
-      } catch (Exception e) {
-        checkpoint.set(slot.index, committable, null, slot.currentBegunAt);
-        throw abortCheckpoint(id, slot.name, "its transaction codec could not encode the handle", e, checkpoint, false);
+        encoded = member.encode(committable);
+      } catch (RuntimeException e) {
+        checkpoint.set(member.index(), committable, null, member.currentBegunAt());
+        throw abortCheckpoint(id, member.name(), "its transaction codec could not encode the handle", e, checkpoint,
+            false);
       }
-      checkpoint.set(slot.index, committable, encoded, slot.currentBegunAt);
-      if (slot.index < last) {
+      checkpoint.set(member.index(), committable, encoded, member.currentBegunAt());
+      if (member.index() < last) {
         core.reached(ProtocolPoint.BETWEEN_PRE_COMMITS);
       }
     }
@@ -253,9 +215,9 @@ public final class Checkpointing {
         core.coordinatorId, id, what, participant == null ? "" : " in participant '" + participant + "'", cause);
     core.abortQuietly(prepared);
     if (!nextBegun) {
-      for (Slot<Object, Object> slot : core.slots) {
-        if (slot.current != null && prepared.handles[slot.index] == null) {
-          core.abortQuietly(slot, slot.current, id);
+      for (Member<Object, Object> member : core.members) {
+        if (member.current() != null && prepared.handles[member.index()] == null) {
+          member.abortQuietly(member.current(), id);
         }
       }
       core.clearCurrent();

@@ -14,6 +14,9 @@ import dev.twophase.RetriableTwoPhaseException;
 import dev.twophase.TwoPhaseException;
 import dev.twophase.internal.StateCodec.Blob;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
+import dev.twophase.internal.engine.CommitRules;
+import dev.twophase.internal.engine.FrontEnd;
+import dev.twophase.internal.engine.Member;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -51,8 +54,10 @@ public final class CoordinatorCore {
   public record Registration(String name, Participant<?, ?> participant) {}
 
   final String coordinatorId;
-  final List<Slot<Object, Object>> slots;
-  private final Map<Participant<?, ?>, Slot<Object, Object>> byParticipant;
+  final List<Member<Object, Object>> members;
+  private final Map<Participant<?, ?>, Member<Object, Object>> byParticipant;
+  /** What the engine's per-participant steps know of this coordinator. */
+  final FrontEnd frontEnd;
   final CoordinatorConfig config;
   final CoordinatorListener listener;
   final ApplicationState<Object> applicationState;
@@ -77,6 +82,8 @@ public final class CoordinatorCore {
    */
   Blob startApplicationSnapshot;
   long lastCheckpointAtNanos;
+  /** The sequence of the next transactions begun. Application thread only. */
+  long sequence;
 
   @SuppressWarnings("unchecked")
   public CoordinatorCore(
@@ -86,6 +93,7 @@ public final class CoordinatorCore {
       CoordinatorListener listener,
       ApplicationState<?> applicationState,
       BeforeCheckpoint beforeCheckpoint,
+      FrontEnd.Advice advice,
       Logger log) {
     this.coordinatorId = CoordinatorIds.requireValid(coordinatorId);
     this.config = Objects.requireNonNull(config, "config");
@@ -97,8 +105,13 @@ public final class CoordinatorCore {
       throw new IllegalArgumentException(
           "coordinator " + CoordinatorIds.quote(coordinatorId) + " has no participants; add one with participant(name, p)");
     }
-    List<Slot<Object, Object>> list = new ArrayList<>();
-    Map<Participant<?, ?>, Slot<Object, Object>> map = new IdentityHashMap<>();
+    this.frontEnd = new FrontEnd(coordinatorId, "coordinator " + CoordinatorIds.quote(coordinatorId), advice,
+        config.maxPendingCheckpoints(), config.checkpointInterval(), config.transactionTimeout().orElse(null),
+        new CommitRules(config.ignoreFailuresAfterTransactionTimeout(), config.transactionTimeoutWarningRatio(),
+            false, config.continueAfterLostDecision()),
+        config.clock(), config.faultInjector(), this.listener, log);
+    List<Member<Object, Object>> list = new ArrayList<>();
+    Map<Participant<?, ?>, Member<Object, Object>> map = new IdentityHashMap<>();
     Set<String> names = new HashSet<>();
     for (Registration r : registrations) {
       if (!names.add(r.name())) {
@@ -109,13 +122,12 @@ public final class CoordinatorCore {
             "participant " + CoordinatorIds.quote(r.name()) + " is the same instance as another participant; "
                 + "register each instance once");
       }
-      Slot<Object, Object> slot = new Slot<>(
-          list.size(), r.name(), (Participant<Object, Object>) r.participant(),
-          config.transactionTimeout().orElse(null));
-      list.add(slot);
-      map.put(r.participant(), slot);
+      Member<Object, Object> member = new Member<>(
+          list.size(), r.name(), (Participant<Object, Object>) r.participant(), frontEnd);
+      list.add(member);
+      map.put(r.participant(), member);
     }
-    this.slots = List.copyOf(list);
+    this.members = List.copyOf(list);
     this.byParticipant = map;
     requireTimeoutWhereNeeded();
     this.lifecycle = new Lifecycle(coordinatorId, this.listener, log);
@@ -127,7 +139,7 @@ public final class CoordinatorCore {
 
   /** Warnings and ignore-after-timeout would never fire without a timeout: refuse them. */
   private void requireTimeoutWhereNeeded() {
-    boolean any = slots.stream().anyMatch(s -> s.timeout != null);
+    boolean any = members.stream().anyMatch(m -> m.timeout() != null);
     if (any) {
       return;
     }
@@ -231,27 +243,27 @@ public final class CoordinatorCore {
     applicationThread.check("currentTransaction");
     ensure("currentTransaction", CoordinatorState.RUNNING);
     @SuppressWarnings("unchecked")
-    T current = (T) slot(participant).current;
+    T current = (T) member(participant).current();
     return current;
   }
 
   public <IN> Output<IN> output(Participant<?, ?> participant) {
-    Slot<Object, Object> slot = slot(participant);
-    if (slot.writable == null) {
+    Member<Object, Object> member = member(participant);
+    if (!member.isWritable()) {
       throw new IllegalArgumentException(
-          "participant '" + slot.name + "' does not implement Writable; write through the resource "
+          "participant '" + member.name() + "' does not implement Writable; write through the resource "
               + "its participant binds to currentTransaction(participant) instead");
     }
-    return new SlotOutput<>(this, slot);
+    return new ParticipantOutput<>(this, member);
   }
 
-  private Slot<Object, Object> slot(Participant<?, ?> participant) {
-    Slot<Object, Object> slot = byParticipant.get(Objects.requireNonNull(participant, "participant"));
-    if (slot == null) {
+  private Member<Object, Object> member(Participant<?, ?> participant) {
+    Member<Object, Object> member = byParticipant.get(Objects.requireNonNull(participant, "participant"));
+    if (member == null) {
       throw new IllegalArgumentException(
           "this participant instance is not registered with coordinator '" + coordinatorId + "'");
     }
-    return slot;
+    return member;
   }
 
   /**
@@ -261,15 +273,15 @@ public final class CoordinatorCore {
    */
   public long recordsSinceCheckpoint() {
     long max = 0;
-    for (Slot<Object, Object> slot : slots) {
-      max = Math.max(max, slot.recordsSinceCheckpoint);
+    for (Member<Object, Object> member : members) {
+      max = Math.max(max, member.records());
     }
     return max;
   }
 
   void resetRecordCounts() {
-    for (Slot<Object, Object> slot : slots) {
-      slot.recordsSinceCheckpoint = 0;
+    for (Member<Object, Object> member : members) {
+      member.resetRecords();
     }
   }
 
@@ -291,7 +303,7 @@ public final class CoordinatorCore {
   }
 
   /** Begins a transaction in every participant, to be pre-committed in {@code checkpointId}. */
-  public void beginAll(long checkpointId) throws Exception {
+  public void beginAll(long checkpointId) {
     checkpointing.beginAll(checkpointId);
   }
 
@@ -383,13 +395,16 @@ public final class CoordinatorCore {
   public void finishProcessing() {
     applicationThread.check("finish");
     ensure("finish", CoordinatorState.RUNNING);
-    for (Slot<Object, Object> slot : slots) {
+    for (Member<Object, Object> member : members) {
       try {
-        slot.participant.finishProcessing(slot.current);
-      } catch (Exception | Error e) {
+        member.finishProcessing(lastCheckpointId + 1);
+      } catch (FatalTwoPhaseException e) {
+        fail(e);
+        throw e;
+      } catch (RuntimeException | Error e) {
         TwoPhaseException failure = new FatalTwoPhaseException(
-            "finishProcessing failed in participant '" + slot.name + "' for " + slot.current + ": " + e,
-            e, lastCheckpointId + 1, slot.name);
+            "finishProcessing failed in participant '" + member.name() + "' for " + member.current() + ": " + e,
+            e, lastCheckpointId + 1, member.name());
         fail(failure);
         throw failure;
       }
@@ -404,9 +419,9 @@ public final class CoordinatorCore {
    */
   public Error abortCurrentQuietly() {
     Error first = null;
-    for (Slot<Object, Object> slot : slots) {
-      if (slot.current != null) {
-        first = firstError(first, abortQuietly(slot, slot.current, slot.currentCheckpointId));
+    for (Member<Object, Object> member : members) {
+      if (member.current() != null) {
+        first = firstError(first, member.abortQuietly(member.current(), member.currentCheckpointId()));
       }
     }
     return first;
@@ -415,37 +430,18 @@ public final class CoordinatorCore {
   /** Aborts the pre-committed transactions of {@code checkpoint}; see {@link #abortCurrentQuietly}. */
   Error abortQuietly(PendingCheckpoint checkpoint) {
     Error first = null;
-    for (Slot<Object, Object> slot : slots) {
-      Object handle = checkpoint.handles[slot.index];
+    for (Member<Object, Object> member : members) {
+      Object handle = checkpoint.handles[member.index()];
       if (handle != null) {
-        first = firstError(first, abortQuietly(slot, handle, checkpoint.id));
+        first = firstError(first, member.abortQuietly(handle, checkpoint.id));
       }
     }
     return first;
   }
 
-  Error abortQuietly(Slot<Object, Object> slot, Object handle, long id) {
-    try {
-      slot.participant.abort(handle);
-      log.debug("coordinator {}: aborted {} in {} (checkpoint {})", coordinatorId, handle, slot.name, id);
-      return null;
-    } catch (Exception e) {
-      log.warn("coordinator {}: abort of {} in participant '{}' (checkpoint {}) failed; the "
-          + "participant's start-up clean-up or the resource's timeout will remove it",
-          coordinatorId, handle, slot.name, id, e);
-      return null;
-    } catch (Error e) {
-      log.error("coordinator {}: abort of {} in participant '{}' (checkpoint {}) threw {}; the "
-          + "participant's start-up clean-up or the resource's timeout will remove it",
-          coordinatorId, handle, slot.name, id, e, e);
-      return e;
-    }
-  }
-
   public void clearCurrent() {
-    for (Slot<Object, Object> slot : slots) {
-      slot.current = null;
-      slot.writer = null;
+    for (Member<Object, Object> member : members) {
+      member.clearCurrent();
     }
   }
 
@@ -487,15 +483,8 @@ public final class CoordinatorCore {
    */
   public Error closeParticipants() {
     Error first = null;
-    for (Slot<Object, Object> slot : slots) {
-      try {
-        slot.participant.close();
-      } catch (Exception e) {
-        log.warn("coordinator {}: closing participant '{}' failed", coordinatorId, slot.name, e);
-      } catch (Error e) {
-        log.error("coordinator {}: closing participant '{}' threw {}", coordinatorId, slot.name, e, e);
-        first = firstError(first, e);
-      }
+    for (Member<Object, Object> member : members) {
+      first = firstError(first, member.closeQuietly());
     }
     return first;
   }

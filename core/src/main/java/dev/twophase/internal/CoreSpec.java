@@ -10,6 +10,7 @@ import dev.twophase.internal.CoordinatorCore.Registration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import dev.twophase.internal.engine.FrontEnd;
 import org.slf4j.Logger;
 
 /** What both coordinator builders collect; they differ only in how the core is then started. */
@@ -57,8 +58,12 @@ public final class CoreSpec {
     return config;
   }
 
-  /** Validates the participants and makes the core, in state RECOVERING, logging to {@code log}. */
-  public CoordinatorCore newCore(Logger log) {
-    return new CoordinatorCore(coordinatorId, participants, config, listener, applicationState, beforeCheckpoint, log);
+  /**
+   * Validates the participants and makes the core, in state RECOVERING, logging to {@code log};
+   * {@code advice} says in the front-end's terms what its messages tell the user to do.
+   */
+  public CoordinatorCore newCore(FrontEnd.Advice advice, Logger log) {
+    return new CoordinatorCore(coordinatorId, participants, config, listener, applicationState, beforeCheckpoint,
+        advice, log);
   }
 }

@@ -1,22 +1,18 @@
 package dev.twophase.internal;
 
-import dev.twophase.AbortOutcome;
-import dev.twophase.Codec;
 import dev.twophase.CoordinatorListener.RecoveryAction;
-import dev.twophase.DecisionLostException;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.ProtocolPoint;
-import dev.twophase.RetriableTwoPhaseException;
 import dev.twophase.TransactionNames;
 import dev.twophase.internal.StateCodec.Blob;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.StateCodec.HandleRecord;
 import dev.twophase.internal.StateCodec.ParticipantRecord;
+import dev.twophase.internal.engine.Member;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.LongConsumer;
 
@@ -39,42 +35,24 @@ final class Recovery {
       throws Exception {
     core.ownerEpoch = epoch;
     core.logId = logId;
-    for (Slot<Object, Object> slot : core.slots) {
-      slot.namePrefix = TransactionNames.prefix(core.coordinatorId, slot.name, logId);
+    for (Member<Object, Object> member : core.members) {
+      member.incarnation(TransactionNames.prefix(core.coordinatorId, member.name(), logId), epoch);
     }
     Map<String, ParticipantRecord> restored = restoredParticipants(record);
     core.log.info("coordinator {} recovering: epoch {}, log {}, last checkpoint {}, last completed {}",
         core.coordinatorId, epoch, logId, core.lastCheckpointId, lastCompleted);
 
-    for (Slot<Object, Object> slot : core.slots) {
-      try {
-        slot.participant.startRecovery(slot.participantContext(core.coordinatorId, epoch, core.config));
-      } catch (FatalTwoPhaseException ex) {
-        throw ex;
-      } catch (Exception ex) {
-        throw new RetriableTwoPhaseException("startRecovery failed in participant '" + slot.name + "': "
-            + ex.getMessage() + "; start-up stopped, build the coordinator again to retry",
-            ex, core.lastCheckpointId, slot.name);
-      }
+    for (Member<Object, Object> member : core.members) {
+      member.startRecovery(member.context());
     }
     restoreContexts(restored);
     List<List<Object>> handled = new ArrayList<>();
-    core.slots.forEach(s -> handled.add(new ArrayList<>()));
+    core.members.forEach(s -> handled.add(new ArrayList<>()));
     commitDecided(restored, lastCompleted, handled, completions);
     abortOpen(restored, handled);
-    for (Slot<Object, Object> slot : core.slots) {
-      try {
-        slot.participant.finishRecoveringContext(slot.recoveryContext(
-            core.coordinatorId, epoch, core.config,
-            handled.get(slot.index), core.lastCheckpointId));
-      } catch (FatalTwoPhaseException ex) {
-        throw ex;
-      } catch (Exception ex) {
-        throw new RetriableTwoPhaseException(
-            "finishRecoveringContext failed in participant '" + slot.name + "': " + ex.getMessage()
-                + "; start-up stopped, build the coordinator again to retry",
-            ex, core.lastCheckpointId, slot.name);
-      }
+    for (Member<Object, Object> member : core.members) {
+      member.finishRecovering(member.context(), handled.get(member.index()), core.lastCheckpointId,
+          member.userContext(), null);
     }
     core.restoreApplication(-1);
     core.snapshotApplicationAtStart();
@@ -94,7 +72,7 @@ final class Recovery {
       restored.put(p.name(), p);
     }
     List<String> unknown = new ArrayList<>(restored.keySet());
-    core.slots.forEach(s -> unknown.remove(s.name));
+    core.members.forEach(m -> unknown.remove(m.name()));
     if (!unknown.isEmpty()) {
       throw new FatalTwoPhaseException(
           "the state of coordinator '" + core.coordinatorId + "' (checkpoint " + record.checkpointId()
@@ -106,32 +84,34 @@ final class Recovery {
     return restored;
   }
 
-  private void restoreContexts(Map<String, ParticipantRecord> restored) throws Exception {
-    for (Slot<Object, Object> slot : core.slots) {
-      ParticipantRecord p = restored.get(slot.name);
+  private void restoreContexts(Map<String, ParticipantRecord> restored) {
+    for (Member<Object, Object> member : core.members) {
+      ParticipantRecord p = restored.get(member.name());
       if (p != null) {
         // As in Flink: a restored participant keeps its (possibly empty) context; only a
         // participant new to this log initialises one.
-        slot.context = p.context() == null
-            ? Optional.empty()
-            : Optional.ofNullable(decode(slot.contextCodec, p.context(), slot, "context"));
+        Blob context = p.context();
+        member.restoreUserContext(context == null ? null : context.bytes(), context == null ? 0 : context.version(),
+            where());
       } else {
-        Optional<Object> initial = slot.participant.initializeUserContext(
-            slot.participantContext(core.coordinatorId, core.ownerEpoch, core.config));
-        slot.context = initial == null ? Optional.empty() : initial;
+        member.initializeUserContext();
       }
     }
   }
 
-  /** One handle to commit: the participant's slot, the handle, when it was begun. */
-  private record ToCommit(Slot<Object, Object> slot, Object handle, long begunAt) {}
+  private String where() {
+    return "the state of coordinator '" + core.coordinatorId + "' (checkpoint " + core.lastCheckpointId + ")";
+  }
+
+  /** One handle to commit: the participant, the handle, when it was begun. */
+  private record ToCommit(Member<Object, Object> member, Object handle, long begunAt) {}
 
   private void commitDecided(
       Map<String, ParticipantRecord> restored, long lastCompleted, List<List<Object>> handled,
       LongConsumer completions) {
     TreeMap<Long, ToCommit[]> toCommit = new TreeMap<>();
-    for (Slot<Object, Object> slot : core.slots) {
-      ParticipantRecord p = restored.get(slot.name);
+    for (Member<Object, Object> member : core.members) {
+      ParticipantRecord p = restored.get(member.name());
       if (p == null || p.pending() == null) {
         continue;
       }
@@ -139,9 +119,9 @@ final class Recovery {
         if (h.checkpointId() <= lastCompleted) {
           continue;
         }
-        Object handle = decode(slot.transactionCodec, new Blob(p.transactionCodecVersion(), h.handle()), slot, "handle");
-        toCommit.computeIfAbsent(h.checkpointId(), k -> new ToCommit[core.slots.size()])[slot.index] =
-            new ToCommit(slot, handle, h.begunAtMillis());
+        Object handle = member.decode(h.handle(), p.transactionCodecVersion(), where());
+        toCommit.computeIfAbsent(h.checkpointId(), k -> new ToCommit[core.members.size()])[member.index()] =
+            new ToCommit(member, handle, h.begunAtMillis());
       }
     }
     long highestCommitted = 0;
@@ -151,12 +131,13 @@ final class Recovery {
         if (c == null) {
           continue;
         }
-        RecoveryAction.Kind kind = Commits.commitOne(core, c.slot(), id, c.handle(), c.begunAt(), true);
-        handled.get(c.slot().index).add(c.handle());
+        RecoveryAction.Kind kind =
+            Commits.kind(c.member().commit(c.handle(), id, c.begunAt(), Member.CommitCall.RECOVERY));
+        handled.get(c.member().index()).add(c.handle());
         core.log.info("coordinator {} recovery: checkpoint {} participant {} {}: {}",
-            core.coordinatorId, id, c.slot().name, c.handle(), kind);
+            core.coordinatorId, id, c.member().name(), c.handle(), kind);
         core.listener.onRecoveryHandled(new RecoveryAction(
-            core.coordinatorId, id, c.slot().name, String.valueOf(c.handle()), kind));
+            core.coordinatorId, id, c.member().name(), String.valueOf(c.handle()), kind));
         core.reached(ProtocolPoint.DURING_RECOVERY_COMMIT);
       }
       highestCommitted = id;
@@ -168,69 +149,23 @@ final class Recovery {
 
   /** Transactions open when the last state was written: never decided, so abort. */
   private void abortOpen(Map<String, ParticipantRecord> restored, List<List<Object>> handled) {
-    for (Slot<Object, Object> slot : core.slots) {
-      ParticipantRecord p = restored.get(slot.name);
+    for (Member<Object, Object> member : core.members) {
+      ParticipantRecord p = restored.get(member.name());
       if (p == null || p.current() == null) {
         continue;
       }
       HandleRecord h = p.current();
-      Object handle = decode(slot.transactionCodec, new Blob(p.transactionCodecVersion(), h.handle()), slot, "handle");
-      AbortOutcome outcome;
-      try {
-        outcome = slot.participant.recoverAndAbort(handle);
-      } catch (FatalTwoPhaseException ex) {
-        throw ex;
-      } catch (Exception ex) {
-        throw new RetriableTwoPhaseException(
-            "recoverAndAbort of " + handle + " (begun for checkpoint " + h.checkpointId()
-                + ") failed in participant '" + slot.name + "': " + ex.getMessage()
-                + "; start-up stopped, build the coordinator again to retry",
-            ex, h.checkpointId(), slot.name);
-      }
-      if (outcome == null) {
-        throw new FatalTwoPhaseException("participant '" + slot.name + "' returned null from "
-            + "recoverAndAbort(" + handle + "); return an AbortOutcome", null, h.checkpointId(), slot.name);
-      }
-      RecoveryAction.Kind kind = switch (outcome) {
+      Object handle = member.decode(h.handle(), p.transactionCodecVersion(), where());
+      RecoveryAction.Kind kind = switch (member.recoverAndAbort(handle, h.checkpointId(), core.lastCheckpointId)) {
         case ABORTED -> RecoveryAction.Kind.ABORTED;
         case NOT_FOUND -> RecoveryAction.Kind.NOTHING_TO_ABORT;
-        case COMMITTED -> decisionLost(slot, handle, h.checkpointId());
+        case COMMITTED -> RecoveryAction.Kind.FOUND_COMMITTED;
       };
-      handled.get(slot.index).add(handle);
+      handled.get(member.index()).add(handle);
       core.log.info("coordinator {} recovery: {} of participant {} (begun for checkpoint {}): {}",
-          core.coordinatorId, handle, slot.name, h.checkpointId(), kind);
+          core.coordinatorId, handle, member.name(), h.checkpointId(), kind);
       core.listener.onRecoveryHandled(new RecoveryAction(
-          core.coordinatorId, h.checkpointId(), slot.name, String.valueOf(handle), kind));
-    }
-  }
-
-  private RecoveryAction.Kind decisionLost(Slot<Object, Object> slot, Object handle, long checkpointId) {
-    String what = "participant '" + slot.name + "' shows transaction " + handle + " committed, but the "
-        + "state log of coordinator '" + core.coordinatorId + "' holds it as undecided (begun for "
-        + "checkpoint " + checkpointId + ", last decided checkpoint " + core.lastCheckpointId + "): the "
-        + "log lost a later decision (a damaged or replaced log, a log restored from an old backup, or "
-        + "another log used with the same output)";
-    if (core.config.continueAfterLostDecision()) {
-      core.log.error("{}. Carrying on as configured (continueAfterLostDecision): the transaction stays "
-          + "committed, and the application resumes from checkpoint {}, so the records after it are "
-          + "written again", what, core.lastCheckpointId);
-      return RecoveryAction.Kind.FOUND_COMMITTED;
-    }
-    throw new DecisionLostException(what + ". Start-up stopped before restoring the application, so "
-        + "nothing is written twice. Find out why the log lost its records (restore it from a "
-        + "backup, check that this log belongs to this output); if duplicates are acceptable, build "
-        + "the coordinator with CoordinatorConfig.continueAfterLostDecision()", checkpointId, slot.name);
-  }
-
-  private Object decode(Codec<Object> codec, Blob blob, Slot<?, ?> slot, String what) {
-    try {
-      return codec.decode(blob.bytes(), blob.version());
-    } catch (Exception e) {
-      throw new FatalTwoPhaseException(
-          "participant '" + slot.name + "' cannot decode its " + what + " (codec version "
-              + blob.version() + ") from the state of coordinator '" + core.coordinatorId + "': "
-              + e.getMessage() + "; use a codec that reads this version",
-          e, core.lastCheckpointId, slot.name);
+          core.coordinatorId, h.checkpointId(), member.name(), String.valueOf(handle), kind));
     }
   }
 }

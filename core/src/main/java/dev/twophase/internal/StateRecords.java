@@ -1,11 +1,11 @@
 package dev.twophase.internal;
 
 import dev.twophase.CoordinatorState;
-import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.internal.StateCodec.Blob;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.StateCodec.HandleRecord;
 import dev.twophase.internal.StateCodec.ParticipantRecord;
+import dev.twophase.internal.engine.Member;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -39,34 +39,25 @@ final class StateRecords {
   static CoordinatorRecord record(
       CoordinatorCore core, long checkpointId, Iterable<PendingCheckpoint> pending,
       PendingCheckpoint extra, Blob application) throws Exception {
-    List<ParticipantRecord> participants = new ArrayList<>(core.slots.size());
-    for (Slot<Object, Object> slot : core.slots) {
+    List<ParticipantRecord> participants = new ArrayList<>(core.members.size());
+    for (Member<Object, Object> member : core.members) {
       List<HandleRecord> handles = new ArrayList<>();
       for (PendingCheckpoint p : pending) {
-        p.addHandle(slot.index, handles);
+        p.addHandle(member.index(), handles);
       }
       if (extra != null) {
-        extra.addHandle(slot.index, handles);
+        extra.addHandle(member.index(), handles);
       }
-      HandleRecord current = slot.current == null
+      HandleRecord current = member.current() == null
           ? null
-          : new HandleRecord(slot.currentCheckpointId, slot.currentBegunAt, slot.encode(slot.current));
-      Blob context = slot.context.isPresent() ? encodeContext(slot) : null;
-      participants.add(new ParticipantRecord(
-          slot.name, slot.transactionCodec.version(), context, handles, current));
+          : new HandleRecord(member.currentCheckpointId(), member.currentBegunAt(), member.encode(member.current()));
+      byte[] context = member.encodeUserContext();
+      participants.add(new ParticipantRecord(member.name(), member.transactionCodec().version(),
+          context == null ? null : new Blob(member.contextCodec().version(), context), handles, current));
     }
     return new CoordinatorRecord(
         StateCodec.FORMAT, core.coordinatorId, core.logId, checkpointId, core.ownerEpoch,
         core.config.clock().millis(), core.lifecycle.state() == CoordinatorState.FINISHED,
         participants, application);
-  }
-
-  private static Blob encodeContext(Slot<Object, Object> slot) {
-    try {
-      return new Blob(slot.contextCodec.version(), slot.contextCodec.encode(slot.context.get()));
-    } catch (Exception e) {
-      throw new FatalTwoPhaseException("participant '" + slot.name + "': its context codec (version "
-          + slot.contextCodec.version() + ") could not encode its context: " + e, e, -1, slot.name);
-    }
   }
 }

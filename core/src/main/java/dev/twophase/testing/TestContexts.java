@@ -5,8 +5,8 @@ import dev.twophase.ParticipantContext;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.TransactionNames;
+import dev.twophase.internal.engine.Contexts;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -38,9 +38,8 @@ public final class TestContexts {
   public static <C> TransactionContext<C> transaction(
       String coordinatorId, String participantName, String logId, long epoch, long checkpointId,
       long sequence, C userContext) {
-    return new Transaction<>(coordinatorId, participantName,
-        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, 0, checkpointId,
-        sequence, Optional.ofNullable(userContext));
+    return new Contexts.Transaction<>(context(coordinatorId, participantName, logId, epoch), checkpointId, sequence,
+        Optional.ofNullable(userContext));
   }
 
   /** A recovery context on log {@link #LOG_ID} without a user context. */
@@ -59,9 +58,8 @@ public final class TestContexts {
   public static <TXN, C> RecoveryContext<TXN, C> recovery(
       String coordinatorId, String participantName, String logId, long epoch, List<TXN> handled,
       C userContext, long lastCheckpointId) {
-    return new Recovery<>(coordinatorId, participantName,
-        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, 0,
-        handled, Optional.ofNullable(userContext), lastCheckpointId);
+    return new Contexts.Recovery<>(context(coordinatorId, participantName, logId, epoch), handled,
+        Optional.ofNullable(userContext), lastCheckpointId, null);
   }
 
   /** A participant context on log {@link #LOG_ID}, as passed to {@code initializeUserContext}. */
@@ -72,8 +70,12 @@ public final class TestContexts {
   /** A participant context, as passed to {@code initializeUserContext}. */
   public static ParticipantContext participant(
       String coordinatorId, String participantName, String logId, long epoch) {
-    return new Participant(coordinatorId, participantName,
-        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, 0);
+    return context(coordinatorId, participantName, logId, epoch);
+  }
+
+  private static Contexts.Participant context(String coordinatorId, String participantName, String logId, long epoch) {
+    return new Contexts.Participant(coordinatorId, participantName,
+        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, 0, Optional.empty());
   }
 
   /** The name {@link #transaction} gives; see {@link TransactionNames}. */
@@ -81,27 +83,4 @@ public final class TestContexts {
       String coordinatorId, String participantName, String logId, long epoch, long sequence) {
     return TransactionNames.name(TransactionNames.prefix(coordinatorId, participantName, logId), epoch, sequence);
   }
-
-  private record Transaction<C>(
-      String coordinatorId, String participantName, String transactionNamePrefix, long ownerEpoch,
-      int maxPendingCheckpoints, long checkpointId, long sequence, Optional<C> userContext)
-      implements TransactionContext<C> {
-    Transaction {
-      Objects.requireNonNull(userContext, "userContext");
-    }
-  }
-
-  private record Recovery<T, C>(
-      String coordinatorId, String participantName, String transactionNamePrefix, long ownerEpoch,
-      int maxPendingCheckpoints, List<T> handledTransactions, Optional<C> userContext,
-      long lastCheckpointId) implements RecoveryContext<T, C> {
-    Recovery {
-      handledTransactions = List.copyOf(handledTransactions);
-      Objects.requireNonNull(userContext, "userContext");
-    }
-  }
-
-  private record Participant(
-      String coordinatorId, String participantName, String transactionNamePrefix, long ownerEpoch,
-      int maxPendingCheckpoints) implements ParticipantContext {}
 }

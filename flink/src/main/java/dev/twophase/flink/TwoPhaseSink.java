@@ -1,5 +1,6 @@
 package dev.twophase.flink;
 
+import dev.twophase.FaultInjector;
 import dev.twophase.Participant;
 import dev.twophase.TransactionNames;
 import dev.twophase.Writable;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.io.NotSerializableException;
 import java.io.ObjectOutputStream;
 import java.io.OutputStream;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -32,6 +34,7 @@ import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.SupportsWriterState;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.util.function.SerializableSupplier;
 
 /**
  * Runs twophase participants as an exactly-once Flink sink (Sink V2 with a committer and writer
@@ -157,6 +160,8 @@ public final class TwoPhaseSink<IN>
     private boolean ignoreFailuresAfterTransactionTimeout;
     private boolean continueAfterLostDecision;
     private boolean continueAfterUnknownCommitOutcome;
+    private Clock clock = Clock.systemUTC();
+    private SerializableSupplier<FaultInjector> faults;
 
     private Builder(String sinkId) {
       Objects.requireNonNull(sinkId, "sinkId");
@@ -258,6 +263,34 @@ public final class TwoPhaseSink<IN>
     }
 
     /**
+     * The wall clock the sink ages transactions by, for {@link #transactionTimeout(Duration)} and
+     * the messages of lost transactions; {@link Clock#systemUTC()} by default. It is shipped to
+     * the task managers with the sink, so it must be serializable.
+     *
+     * @throws IllegalArgumentException if {@code clock} is not serializable
+     */
+    public Builder<IN> clock(Clock clock) {
+      Objects.requireNonNull(clock, "clock");
+      requireSerializable(clock, "the clock");
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * Makes the {@link FaultInjector} each writer and committer of the sink calls at the protocol
+     * points the sink reaches ({@link FlinkPoints}); none by default. A crash test halts a task
+     * manager there, for example with
+     * {@code faultInjector(() -> CrashInjector.parse(System.getProperty("crash"), FlinkPoints.all()))},
+     * and recovers from the job's last checkpoint in a new one. Each writer and committer makes its
+     * own injector, so hits are counted per task.
+     */
+    public Builder<IN> faultInjector(SerializableSupplier<FaultInjector> injector) {
+      this.faults = Objects.requireNonNull(injector, "injector");
+      requireSerializable(injector, "the fault injector supplier");
+      return this;
+    }
+
+    /**
      * Builds the sink.
      *
      * @throws IllegalStateException    if no participant was added
@@ -279,7 +312,17 @@ public final class TwoPhaseSink<IN>
         }
       }
       return new TwoPhaseSink<>(new SinkSpec(sinkId, participants, transactionTimeout,
-          ignoreFailuresAfterTransactionTimeout, continueAfterLostDecision, continueAfterUnknownCommitOutcome));
+          ignoreFailuresAfterTransactionTimeout, continueAfterLostDecision, continueAfterUnknownCommitOutcome, clock,
+          faults));
+    }
+
+    private void requireSerializable(Object value, String what) {
+      try (ObjectOutputStream out = new ObjectOutputStream(OutputStream.nullOutputStream())) {
+        out.writeObject(value);
+      } catch (IOException e) {
+        throw new IllegalArgumentException(what + " of sink '" + sinkId + "' is not serializable (" + e + "): Flink "
+            + "ships the sink to its task managers by Java serialization", e);
+      }
     }
 
     /** Flink ships the sink by Java serialization: fail here, not on the cluster. */

@@ -20,6 +20,7 @@ import dev.twophase.flink.internal.TwoPhaseWriter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -47,11 +48,12 @@ class WriterAndCommitterTest {
   Path tmp;
 
   private static SinkSpec spec(boolean continueAfterLostDecision, ParticipantSpec... participants) {
-    return new SinkSpec("w", List.of(participants), null, false, continueAfterLostDecision, false);
+    return new SinkSpec("w", List.of(participants), null, false, continueAfterLostDecision, false, Clock.systemUTC(),
+        null);
   }
 
   private static SinkSpec continuingAfterUnknownOutcomes(ParticipantSpec... participants) {
-    return new SinkSpec("w", List.of(participants), null, false, false, true);
+    return new SinkSpec("w", List.of(participants), null, false, false, true, Clock.systemUTC(), null);
   }
 
   /** A hook whose commits (and recoverAndCommits) cannot tell the outcome. */

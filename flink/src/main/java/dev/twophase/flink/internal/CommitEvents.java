@@ -1,6 +1,7 @@
 package dev.twophase.flink.internal;
 
 import dev.twophase.annotation.Internal;
+import dev.twophase.internal.engine.Member;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,7 +35,7 @@ public final class CommitEvents {
   record Committed(String lineage, long epoch, long sequence) {}
 
   /** The writer's participants, for the commits of its own committables. */
-  record Writer(String lineage, long epoch, Map<String, WriterSlot> slots) {}
+  record Writer(String lineage, long epoch, Map<String, Member<Object, Object>> members) {}
 
   /** One committer's reports, in commit order, and the writer it serves, if it started. */
   static final class Channel {

@@ -1,6 +1,7 @@
 package dev.twophase.flink.internal;
 
 import dev.twophase.Participant;
+import dev.twophase.internal.engine.Member;
 import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,19 +28,14 @@ final class Resources {
     return first;
   }
 
-  /** Aborts each slot's open transaction, if any, then closes its participant. */
-  static Throwable closeAll(Iterable<WriterSlot> slots, Throwable first) {
-    for (WriterSlot slot : slots) {
-      if (slot.current != null) {
-        try {
-          slot.participant.abort(slot.current);
-        } catch (Exception | Error e) {
-          LOG.warn("abort of {} failed in participant '{}'; the next start aborts it", slot.current, slot.name, e);
-          first = add(first, e);
-        }
-        slot.clearCurrent();
+  /** Aborts each member's open transaction, if any, then closes its participant. */
+  static Throwable closeAll(Iterable<Member<Object, Object>> members, Throwable first) {
+    for (Member<Object, Object> member : members) {
+      if (member.current() != null) {
+        first = add(first, member.abortQuietly(member.current(), member.currentCheckpointId()));
+        member.clearCurrent();
       }
-      first = close(slot.participant, slot.name, first);
+      first = add(first, member.closeQuietly());
     }
     return first;
   }

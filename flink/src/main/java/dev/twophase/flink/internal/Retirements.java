@@ -1,6 +1,7 @@
 package dev.twophase.flink.internal;
 
 import dev.twophase.RetirementListener;
+import dev.twophase.internal.engine.Member;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -40,9 +41,9 @@ final class Retirements {
   private final String sinkId;
   private final String lineage;
   private final long epoch;
-  private final WriterSlot[] slots;
+  private final List<Member<Object, Object>> members;
   private final boolean earlierRetirable;
-  /** Pre-commit handles (per slot) of emitted committables not yet retired, by sequence. */
+  /** Pre-commit handles (per member) of emitted committables not yet retired, by sequence. */
   private final Map<Long, Object[]> unretired = new HashMap<>();
   /** The same handles as the committables carry them, by sequence (in emit order). */
   private final Map<Long, List<EncodedHandle>> unretiredEncoded = new TreeMap<>();
@@ -50,13 +51,13 @@ final class Retirements {
   private final Map<Long, Long> retireWhen = new HashMap<>();
   private boolean earlierDone;
 
-  private Retirements(CommitEvents.Channel channel, String sinkId, String lineage, long epoch, WriterSlot[] slots,
-      boolean earlierRetirable) {
+  private Retirements(CommitEvents.Channel channel, String sinkId, String lineage, long epoch,
+      List<Member<Object, Object>> members, boolean earlierRetirable) {
     this.channel = channel;
     this.sinkId = sinkId;
     this.lineage = lineage;
     this.epoch = epoch;
-    this.slots = slots;
+    this.members = members;
     this.earlierRetirable = earlierRetirable;
   }
 
@@ -68,16 +69,16 @@ final class Retirements {
    *     took at the same parallelism (so that its chained committer restored that state's
    *     committables)
    */
-  static Retirements of(CommitEvents.Channel channel, String sinkId, String lineage, long epoch, WriterSlot[] slots,
-      boolean earlierRetirable) {
-    for (WriterSlot slot : slots) {
-      if (slot.participant instanceof RetirementListener<?>) {
+  static Retirements of(CommitEvents.Channel channel, String sinkId, String lineage, long epoch,
+      List<Member<Object, Object>> members, boolean earlierRetirable) {
+    for (Member<Object, Object> member : members) {
+      if (member.retirement() != null) {
         if (channel == null) {
           LOG.warn("sink {}: participant '{}' listens for retirement, but no committer is chained to this writer "
-              + "(operator chaining disabled?): its handles are never retired", sinkId, slot.name);
+              + "(operator chaining disabled?): its handles are never retired", sinkId, member.name());
           return null;
         }
-        return new Retirements(channel, sinkId, lineage, epoch, slots, earlierRetirable);
+        return new Retirements(channel, sinkId, lineage, epoch, members, earlierRetirable);
       }
     }
     return null;
@@ -112,7 +113,7 @@ final class Retirements {
 
   /**
    * The committable of {@code sequence} left the writer with these pre-commit handles ({@code
-   * handles} per slot, {@code encoded} as the committable carries them).
+   * handles} per member, {@code encoded} as the committable carries them).
    */
   void emitted(long sequence, Object[] handles, List<EncodedHandle> encoded) {
     unretired.put(sequence, handles.clone());
@@ -120,7 +121,7 @@ final class Retirements {
   }
 
   /**
-   * The handles of {@code slot}'s participant that a checkpoint taken now may still hold in its
+   * The handles of {@code member}'s participant that a checkpoint taken now may still hold in its
    * committer state, oldest first, for the writer state (see {@link ParticipantState#pending()}):
    * those emitted and not yet reported committed. A handle reported committed is left out although
    * it is not retired yet: it retires once the committable emitted after the report is committed,
@@ -128,8 +129,8 @@ final class Retirements {
    * this checkpoint is still the one a restore takes. Empty for a participant that does not listen
    * for retirement.
    */
-  List<EncodedHandle> pending(WriterSlot slot) {
-    if (!(slot.participant instanceof RetirementListener<?>)) {
+  List<EncodedHandle> pending(Member<Object, Object> member) {
+    if (member.retirement() == null) {
       return List.of();
     }
     List<EncodedHandle> pending = new ArrayList<>();
@@ -138,7 +139,7 @@ final class Retirements {
         continue; // committed
       }
       for (EncodedHandle h : e.getValue()) {
-        if (h.participant().equals(slot.name)) {
+        if (h.participant().equals(member.name())) {
           pending.add(h);
         }
       }
@@ -146,35 +147,22 @@ final class Retirements {
     return pending;
   }
 
-  @SuppressWarnings("unchecked")
   private void retire(long sequence) {
     Object[] handles = unretired.remove(sequence);
     unretiredEncoded.remove(sequence);
     if (handles == null) {
       return;
     }
-    for (int i = 0; i < slots.length; i++) {
-      if (slots[i].participant instanceof RetirementListener<?> listener && handles[i] != null) {
-        try {
-          ((RetirementListener<Object>) listener).onRetired(List.of(handles[i]));
-        } catch (Exception | Error e) {
-          LOG.warn("sink {}: participant '{}' failed to retire {}; it cleans it up at a later start", sinkId,
-              slots[i].name, handles[i], e);
-        }
+    for (int i = 0; i < handles.length; i++) {
+      if (handles[i] != null) {
+        members.get(i).retire(List.of(handles[i]), sequence);
       }
     }
   }
 
   private void earlierIncarnationsRetired() {
-    for (WriterSlot slot : slots) {
-      if (slot.participant instanceof RetirementListener<?> listener) {
-        try {
-          listener.onEarlierIncarnationsRetired(new Contexts.Participant(sinkId, slot.name, slot.prefix, epoch));
-        } catch (Exception | Error e) {
-          LOG.warn("sink {}: participant '{}' failed to retire the transactions of earlier incarnations", sinkId,
-              slot.name, e);
-        }
-      }
+    for (Member<Object, Object> member : members) {
+      member.earlierIncarnationsRetired();
     }
   }
 }

@@ -1,10 +1,13 @@
 package dev.twophase.flink.internal;
 
 import dev.twophase.annotation.Internal;
+import dev.twophase.FaultInjector;
 import java.io.Serializable;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import org.apache.flink.util.function.SerializableSupplier;
 
 /**
  * Everything a {@code TwoPhaseSink} is configured with, shipped to the task managers by Java
@@ -18,6 +21,8 @@ import java.util.Objects;
  *                                  transaction it was to abort
  * @param continueAfterUnknownCommitOutcome take as done (with an ERROR) a decided transaction whose
  *                                  participant cannot tell whether it committed
+ * @param clock                     the wall clock transactions are aged by
+ * @param faults                    makes the fault injector of each writer and committer, or null
  */
 @Internal
 public record SinkSpec(
@@ -26,13 +31,16 @@ public record SinkSpec(
     Duration transactionTimeout,
     boolean ignoreFailuresAfterTimeout,
     boolean continueAfterLostDecision,
-    boolean continueAfterUnknownCommitOutcome) implements Serializable {
+    boolean continueAfterUnknownCommitOutcome,
+    Clock clock,
+    SerializableSupplier<FaultInjector> faults) implements Serializable {
 
   private static final long serialVersionUID = 1L;
 
   public SinkSpec {
     Objects.requireNonNull(sinkId, "sinkId");
     participants = List.copyOf(participants);
+    Objects.requireNonNull(clock, "clock");
   }
 
   /** The names of the participants, in registration order. */

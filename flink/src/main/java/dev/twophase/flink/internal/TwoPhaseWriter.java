@@ -1,8 +1,11 @@
 package dev.twophase.flink.internal;
 
-import dev.twophase.FatalTwoPhaseException;
-import dev.twophase.Participant;
+import dev.twophase.ProtocolPoint;
+import dev.twophase.TransactionNames;
 import dev.twophase.annotation.Internal;
+import dev.twophase.flink.InputMapper;
+import dev.twophase.internal.engine.FrontEnd;
+import dev.twophase.internal.engine.Member;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -51,7 +54,10 @@ public final class TwoPhaseWriter<IN>
   private static final Logger LOG = LoggerFactory.getLogger(TwoPhaseWriter.class);
 
   private final String sinkId;
-  private final WriterSlot[] slots;
+  /** The participants, in registration order, with the mapping of the sink's records into each. */
+  private final List<Member<Object, Object>> members;
+  private final InputMapper<Object, Object>[] mappers;
+  private final FrontEnd frontEnd;
   private final int subtask;
   private final int parallelism;
   /** Retirement of handles from the chained committer's reports, or null. */
@@ -62,7 +68,7 @@ public final class TwoPhaseWriter<IN>
   private final long epoch;
   /** Flink's numRecordsSend: the sink's input records written (each once, whatever the participants). */
   private final Counter recordsSent;
-  /** Each slot's encoded context, or null: contexts do not change after the start. */
+  /** Each member's encoded context, or null: contexts do not change after the start. */
   private final byte[][] encodedContexts;
 
   /** The sequence of the open transactions, or of the next ones. */
@@ -74,23 +80,28 @@ public final class TwoPhaseWriter<IN>
   private Throwable failure;
   private boolean closed;
 
-  private TwoPhaseWriter(SinkSpec spec, List<WriterSlot> slots, int subtask, int parallelism, String lineage,
-      long epoch, long restoredCheckpointId, Counter recordsSent, CommitEvents.Channel commits,
-      boolean ownStateOnly) throws Exception {
+  @SuppressWarnings("unchecked")
+  private TwoPhaseWriter(SinkSpec spec, FrontEnd frontEnd, List<Member<Object, Object>> members, int subtask,
+      int parallelism, String lineage, long epoch, long restoredCheckpointId, Counter recordsSent,
+      CommitEvents.Channel commits, boolean ownStateOnly) {
     this.sinkId = spec.sinkId();
+    this.frontEnd = frontEnd;
     this.recordsSent = recordsSent;
-    this.slots = slots.toArray(new WriterSlot[0]);
+    this.members = List.copyOf(members);
+    this.mappers = new InputMapper[members.size()];
+    for (int i = 0; i < mappers.length; i++) {
+      mappers[i] = (InputMapper<Object, Object>) spec.participants().get(i).mapper();
+    }
     this.subtask = subtask;
     this.parallelism = parallelism;
-    this.retirements = Retirements.of(commits, sinkId, lineage, epoch, this.slots, ownStateOnly);
+    this.retirements = Retirements.of(commits, sinkId, lineage, epoch, this.members, ownStateOnly);
     this.commits = commits;
     this.lineage = lineage;
     this.epoch = epoch;
     this.expectedCheckpointId = restoredCheckpointId + 1;
-    this.encodedContexts = new byte[this.slots.length][];
-    for (int i = 0; i < this.slots.length; i++) {
-      WriterSlot s = this.slots[i];
-      encodedContexts[i] = s.context.isPresent() ? s.contextCodec.encode(s.context.get()) : null;
+    this.encodedContexts = new byte[members.size()][];
+    for (int i = 0; i < encodedContexts.length; i++) {
+      encodedContexts[i] = members.get(i).encodeUserContext();
     }
   }
 
@@ -117,7 +128,7 @@ public final class TwoPhaseWriter<IN>
   public static <IN> TwoPhaseWriter<IN> open(SinkSpec spec, int subtask, int parallelism, int attempt,
       long restoredCheckpointId, Counter recordsSent, CommitEvents.Channel commits, Collection<LineageState> restored)
       throws IOException {
-    List<WriterSlot> slots = new ArrayList<>();
+    List<Member<Object, Object>> members = List.of();
     try {
       List<LineageState> states = WriterRecovery.check(spec, restored);
       String lineage = states.isEmpty() ? Lineages.fresh(restoredCheckpointId, subtask) : states.get(0).lineage();
@@ -126,33 +137,22 @@ public final class TwoPhaseWriter<IN>
         above = Math.max(above, s.epoch());
       }
       long epoch = Lineages.newEpoch(above, attempt);
-      for (ParticipantSpec p : spec.participants()) {
-        slots.add(newSlot(spec, p, lineage));
+      FrontEnd frontEnd = Members.frontEnd(spec, subtask, LOG);
+      members = Members.create(spec, frontEnd, true);
+      for (Member<Object, Object> member : members) {
+        member.incarnation(TransactionNames.prefix(spec.sinkId(), member.name(), lineage), epoch);
       }
-      new WriterRecovery(spec, slots, epoch, restoredCheckpointId, subtask).run(states);
+      new WriterRecovery(spec, frontEnd, members, epoch, restoredCheckpointId, subtask).run(states);
       boolean ownStateOnly = states.isEmpty()
           || (states.size() == 1 && states.get(0).subtask() == subtask && states.get(0).parallelism() == parallelism);
-      TwoPhaseWriter<IN> writer = new TwoPhaseWriter<>(spec, slots, subtask, parallelism, lineage, epoch,
-          restoredCheckpointId, recordsSent, commits, ownStateOnly);
+      TwoPhaseWriter<IN> writer = new TwoPhaseWriter<>(spec, frontEnd, members, subtask, parallelism, lineage,
+          epoch, restoredCheckpointId, recordsSent, commits, ownStateOnly);
       writer.beginAll();
       writer.linkCommitter();
       return writer;
     } catch (Exception | Error e) {
-      Resources.closeAll(slots, e);
+      Resources.closeAll(members, e);
       throw Resources.uncheckedOrIO(e, "sink " + spec.sinkId() + " subtask " + subtask + " could not start");
-    }
-  }
-
-  private static WriterSlot newSlot(SinkSpec spec, ParticipantSpec p, String lineage) throws Exception {
-    Participant<?, ?> participant = p.factory().create();
-    if (participant == null) {
-      throw new FatalTwoPhaseException("the factory of participant '" + p.name() + "' returned null");
-    }
-    try {
-      return new WriterSlot(p, participant, spec.sinkId(), lineage);
-    } catch (RuntimeException | Error e) {
-      Resources.closeQuietly(participant, e);
-      throw e;
     }
   }
 
@@ -161,8 +161,20 @@ public final class TwoPhaseWriter<IN>
     if (!open) {
       throw notOpen("write");
     }
-    for (WriterSlot slot : slots) {
-      slot.write(element);
+    for (int i = 0; i < mappers.length; i++) {
+      Member<Object, Object> member = members.get(i);
+      try {
+        Object out = mappers[i].map(element);
+        if (out != null) {
+          member.writer().write(out);
+        }
+      } catch (IOException | RuntimeException e) {
+        throw new IOException("participant '" + member.name() + "' could not take a record into transaction "
+            + member.current() + ": " + e.getMessage(), e);
+      } catch (Exception e) {
+        throw new IOException("participant '" + member.name() + "' could not take a record into transaction "
+            + member.current() + ": " + e, e);
+      }
     }
     recordsSent.inc();
   }
@@ -177,11 +189,12 @@ public final class TwoPhaseWriter<IN>
     if (!open) {
       return;
     }
-    for (WriterSlot slot : slots) {
+    for (Member<Object, Object> member : members) {
       try {
-        slot.participant.finishProcessing(slot.current);
-      } catch (Exception | Error e) {
-        throw fail(e, null, "finishProcessing of " + slot.current + " failed in participant '" + slot.name + "'");
+        member.finishProcessing(expectedCheckpointId);
+      } catch (RuntimeException | Error e) {
+        throw fail(e, null, "finishProcessing of " + member.current() + " failed in participant '" + member.name()
+            + "'");
       }
     }
   }
@@ -195,20 +208,22 @@ public final class TwoPhaseWriter<IN>
     if (retirements != null) {
       retirements.drain(sequence);
     }
-    Object[] preCommitted = new Object[slots.length];
-    List<EncodedHandle> handles = new ArrayList<>(slots.length);
-    for (int i = 0; i < slots.length; i++) {
-      WriterSlot slot = slots[i];
+    frontEnd.reached(ProtocolPoint.BEFORE_PRE_COMMIT);
+    int n = members.size();
+    Object[] preCommitted = new Object[n];
+    List<EncodedHandle> handles = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      Member<Object, Object> member = members.get(i);
       try {
-        Object handle = slot.participant.preCommit(slot.current);
-        if (handle == null) {
-          throw new FatalTwoPhaseException("participant '" + slot.name + "' returned null from preCommit("
-              + slot.current + ")");
-        }
+        Object handle = member.preCommit();
         preCommitted[i] = handle;
-        handles.add(slot.encode(handle, slot.currentBegunAt));
+        handles.add(new EncodedHandle(member.name(), member.transactionCodec().version(), member.currentBegunAt(),
+            member.encode(handle)));
+        if (i < n - 1) {
+          frontEnd.reached(ProtocolPoint.BETWEEN_PRE_COMMITS);
+        }
       } catch (Exception | Error e) {
-        throw fail(e, preCommitted, "pre-commit of " + slot.current + " failed in participant '" + slot.name
+        throw fail(e, preCommitted, "pre-commit of " + member.current() + " failed in participant '" + member.name()
             + "'; every transaction of this checkpoint was aborted, none of its records is visible, and the job "
             + "replays from its last checkpoint");
       }
@@ -217,8 +232,8 @@ public final class TwoPhaseWriter<IN>
     if (retirements != null) {
       retirements.emitted(sequence, preCommitted, handles);
     }
-    for (WriterSlot slot : slots) {
-      slot.clearCurrent();
+    for (Member<Object, Object> member : members) {
+      member.clearCurrent();
     }
     open = false;
     sequence++;
@@ -229,8 +244,8 @@ public final class TwoPhaseWriter<IN>
       } catch (Exception | Error e) {
         // The committable never leaves: abort what it holds, then what was begun.
         Throwable suppressed = null;
-        for (int i = 0; i < slots.length; i++) {
-          suppressed = abort(slots[i], preCommitted[i], suppressed);
+        for (int i = 0; i < n; i++) {
+          suppressed = Resources.add(suppressed, members.get(i).abortQuietly(preCommitted[i], committable.checkpointId()));
         }
         IOException failure = fail(e, null, "beginning the transactions after checkpoint ~"
             + committable.checkpointId() + " failed");
@@ -240,6 +255,7 @@ public final class TwoPhaseWriter<IN>
         throw failure;
       }
     }
+    frontEnd.reached(ProtocolPoint.AFTER_PRE_COMMITS);
     return List.of(committable);
   }
 
@@ -247,19 +263,21 @@ public final class TwoPhaseWriter<IN>
   public List<LineageState> snapshotState(long checkpointId) throws IOException {
     ensureUsable("snapshotState");
     expectedCheckpointId = checkpointId + 1;
-    List<ParticipantState> participants = new ArrayList<>(slots.length);
-    for (int i = 0; i < slots.length; i++) {
-      WriterSlot slot = slots[i];
+    List<ParticipantState> participants = new ArrayList<>(members.size());
+    for (int i = 0; i < members.size(); i++) {
+      Member<Object, Object> member = members.get(i);
       EncodedHandle openHandle = null;
       if (open) {
         try {
-          openHandle = slot.encode(slot.current, slot.currentBegunAt);
-        } catch (Exception e) {
-          throw fail(e, null, "participant '" + slot.name + "' could not encode its open handle " + slot.current);
+          openHandle = new EncodedHandle(member.name(), member.transactionCodec().version(), member.currentBegunAt(),
+              member.encode(member.current()));
+        } catch (RuntimeException e) {
+          throw fail(e, null, "participant '" + member.name() + "' could not encode its open handle "
+              + member.current());
         }
       }
-      participants.add(new ParticipantState(slot.name, slot.contextCodec.version(), encodedContexts[i], openHandle,
-          retirements == null ? List.of() : retirements.pending(slot)));
+      participants.add(new ParticipantState(member.name(), member.contextCodec().version(), encodedContexts[i],
+          openHandle, retirements == null ? List.of() : retirements.pending(member)));
     }
     return List.of(new LineageState(sinkId, lineage, epoch, sequence, subtask, parallelism, participants));
   }
@@ -279,7 +297,7 @@ public final class TwoPhaseWriter<IN>
     }
     Throwable first = open ? abortCurrent(null, null) : null;
     open = false;
-    Resources.throwErrors(Resources.closeAll(List.of(slots), first));
+    Resources.throwErrors(Resources.closeAll(members, first));
   }
 
   // ------------------------------------------------------------------ internals
@@ -287,18 +305,17 @@ public final class TwoPhaseWriter<IN>
   /** Lets the chained committer commit this writer's committables with its participants. */
   private void linkCommitter() {
     if (commits != null) {
-      Map<String, WriterSlot> byName = new HashMap<>();
-      for (WriterSlot slot : slots) {
-        byName.put(slot.name, slot);
+      Map<String, Member<Object, Object>> byName = new HashMap<>();
+      for (Member<Object, Object> member : members) {
+        byName.put(member.name(), member);
       }
       commits.writer = new CommitEvents.Writer(lineage, epoch, Map.copyOf(byName));
     }
   }
 
-  private void beginAll() throws Exception {
-    for (WriterSlot slot : slots) {
-      slot.begin(new Contexts.Transaction<>(
-          sinkId, slot.name, slot.prefix, epoch, expectedCheckpointId, sequence, slot.context));
+  private void beginAll() {
+    for (Member<Object, Object> member : members) {
+      member.begin(expectedCheckpointId, sequence);
     }
     open = true;
   }
@@ -323,29 +340,18 @@ public final class TwoPhaseWriter<IN>
   }
 
   /**
-   * Aborts every slot's transaction of the current sequence: by its pre-commit handle where
+   * Aborts every member's transaction of the current sequence: by its pre-commit handle where
    * {@code preCommitted} has one (it names what the transaction wrote), else by its current handle;
    * returns the first failure.
    */
   private Throwable abortCurrent(Object[] preCommitted, Throwable first) {
-    for (int i = 0; i < slots.length; i++) {
-      WriterSlot slot = slots[i];
-      Object handle = preCommitted != null && preCommitted[i] != null ? preCommitted[i] : slot.current;
+    for (int i = 0; i < members.size(); i++) {
+      Member<Object, Object> member = members.get(i);
+      Object handle = preCommitted != null && preCommitted[i] != null ? preCommitted[i] : member.current();
       if (handle != null) {
-        first = abort(slot, handle, first);
+        first = Resources.add(first, member.abortQuietly(handle, expectedCheckpointId));
       }
-      slot.clearCurrent();
-    }
-    return first;
-  }
-
-  private Throwable abort(WriterSlot slot, Object handle, Throwable first) {
-    try {
-      slot.participant.abort(handle);
-    } catch (Exception | Error e) {
-      LOG.warn("sink {} subtask {}: abort of {} failed in participant '{}'; the next start aborts it",
-          sinkId, subtask, handle, slot.name, e);
-      first = Resources.add(first, e);
+      member.clearCurrent();
     }
     return first;
   }

@@ -1,13 +1,12 @@
 package dev.twophase.flink.internal;
 
 import dev.twophase.AbortOutcome;
-import dev.twophase.CommitOutcome;
 import dev.twophase.CommitOutcomeUnknownException;
-import dev.twophase.DecisionLostException;
 import dev.twophase.FatalTwoPhaseException;
-import dev.twophase.RetriableTwoPhaseException;
-import dev.twophase.TransactionLostException;
+import dev.twophase.ProtocolPoint;
 import dev.twophase.TransactionNames;
+import dev.twophase.internal.engine.FrontEnd;
+import dev.twophase.internal.engine.Member;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -46,14 +45,17 @@ final class WriterRecovery {
   private static final Logger LOG = LoggerFactory.getLogger(WriterRecovery.class);
 
   private final SinkSpec spec;
-  private final List<WriterSlot> slots;
+  private final FrontEnd frontEnd;
+  private final List<Member<Object, Object>> members;
   private final long epoch;
   private final long restoredCheckpointId;
   private final int subtask;
 
-  WriterRecovery(SinkSpec spec, List<WriterSlot> slots, long epoch, long restoredCheckpointId, int subtask) {
+  WriterRecovery(SinkSpec spec, FrontEnd frontEnd, List<Member<Object, Object>> members, long epoch,
+      long restoredCheckpointId, int subtask) {
     this.spec = spec;
-    this.slots = slots;
+    this.frontEnd = frontEnd;
+    this.members = members;
     this.epoch = epoch;
     this.restoredCheckpointId = restoredCheckpointId;
     this.subtask = subtask;
@@ -95,14 +97,14 @@ final class WriterRecovery {
   }
 
   /** Runs recovery; {@code states} as {@link #check} returned them. */
-  void run(List<LineageState> states) throws Exception {
+  void run(List<LineageState> states) {
     LineageState continued = states.isEmpty() ? null : states.get(0);
-    for (WriterSlot slot : slots) {
+    for (Member<Object, Object> member : members) {
       if (continued == null) {
-        start(slot, slot.prefix);
+        member.startRecovery(member.context());
       }
       for (LineageState state : states) {
-        start(slot, TransactionNames.prefix(spec.sinkId(), slot.name, state.lineage()));
+        member.startRecovery(member.context().withPrefix(prefix(member, state)));
       }
     }
     restoreContexts(continued);
@@ -112,180 +114,106 @@ final class WriterRecovery {
     }
     for (int l = 0; l < states.size(); l++) {
       List<List<Object>> aborted = abortOpen(states.get(l));
-      for (int i = 0; i < slots.size(); i++) {
+      for (int i = 0; i < members.size(); i++) {
         handled.get(l).get(i).addAll(aborted.get(i));
       }
     }
     for (int l = 0; l < states.size(); l++) {
       LineageState state = states.get(l);
-      for (int i = 0; i < slots.size(); i++) {
-        WriterSlot slot = slots.get(i);
-        String prefix = TransactionNames.prefix(spec.sinkId(), slot.name, state.lineage());
-        Optional<Object> context = state == continued ? slot.context : contextOf(slot, state.participant(slot.name));
-        finish(slot, new Contexts.Recovery<>(spec.sinkId(), slot.name, prefix, epoch, handled.get(l).get(i),
-            context, restoredCheckpointId, new RecoveryRule(prefix, state.epoch(), state.nextSequence(), epoch)));
+      for (int i = 0; i < members.size(); i++) {
+        Member<Object, Object> member = members.get(i);
+        String prefix = prefix(member, state);
+        Optional<Object> context = state == continued
+            ? member.userContext() : contextOf(member, state.participant(member.name()));
+        RecoveryRule rule = new RecoveryRule(prefix, state.epoch(), state.nextSequence(), epoch);
+        member.finishRecovering(member.context().withPrefix(prefix), handled.get(l).get(i), restoredCheckpointId,
+            context, rule::abortable);
       }
     }
     if (continued == null) {
       // A fresh lineage: attempts that started it before and failed before their first checkpoint
       // left transactions no state names.
-      for (WriterSlot slot : slots) {
-        finish(slot, new Contexts.Recovery<>(spec.sinkId(), slot.name, slot.prefix, epoch, List.of(),
-            slot.context, restoredCheckpointId, new RecoveryRule(slot.prefix, 0, 0, epoch)));
+      for (Member<Object, Object> member : members) {
+        String prefix = member.context().transactionNamePrefix();
+        member.finishRecovering(member.context(), List.of(), restoredCheckpointId, member.userContext(),
+            new RecoveryRule(prefix, 0, 0, epoch)::abortable);
       }
     }
     LOG.info("sink {} subtask {}: recovered {} lineage(s) {} of checkpoint {}; epoch {}", spec.sinkId(), subtask,
         states.size(), states.stream().map(LineageState::lineage).toList(), restoredCheckpointId, epoch);
   }
 
-  private void restoreContexts(LineageState continued) throws Exception {
-    for (WriterSlot slot : slots) {
-      ParticipantState p = continued == null ? null : continued.participant(slot.name);
+  private String prefix(Member<Object, Object> member, LineageState state) {
+    return TransactionNames.prefix(spec.sinkId(), member.name(), state.lineage());
+  }
+
+  private String where(LineageState state) {
+    return "the restored writer state of sink '" + spec.sinkId() + "' (checkpoint " + restoredCheckpointId
+        + ", lineage " + state.lineage() + ")";
+  }
+
+  private void restoreContexts(LineageState continued) {
+    for (Member<Object, Object> member : members) {
+      ParticipantState p = continued == null ? null : continued.participant(member.name());
       if (p != null) {
         // As in the coordinators: a restored participant keeps its (possibly empty) context.
-        slot.context = contextOf(slot, p);
+        member.restoreUserContext(p.context(), p.contextCodecVersion(), where(continued));
       } else {
-        Optional<Object> initial = slot.participant.initializeUserContext(
-            new Contexts.Participant(spec.sinkId(), slot.name, slot.prefix, epoch));
-        slot.context = initial == null ? Optional.empty() : initial;
+        member.initializeUserContext();
       }
     }
   }
 
-  private Optional<Object> contextOf(WriterSlot slot, ParticipantState p) {
+  private Optional<Object> contextOf(Member<Object, Object> member, ParticipantState p) {
     if (p == null || p.context() == null) {
       return Optional.empty();
     }
-    try {
-      return Optional.ofNullable(slot.contextCodec.decode(p.context(), p.contextCodecVersion()));
-    } catch (Exception e) {
-      throw new FatalTwoPhaseException("participant '" + slot.name + "' cannot decode its context of codec "
-          + "version " + p.contextCodecVersion() + " from the restored state: " + e.getMessage(), e,
-          restoredCheckpointId, slot.name);
-    }
+    return Optional.of(member.decodeUserContext(p.context(), p.contextCodecVersion(), "a restored writer state"));
   }
 
-  /** Commits the lineage's pending handles; returns, per slot, the handles it handled. */
-  private List<List<Object>> commitPending(LineageState state) throws Exception {
+  /** Commits the lineage's pending handles; returns, per member, the handles it handled. */
+  private List<List<Object>> commitPending(LineageState state) {
     List<List<Object>> handled = new ArrayList<>();
-    for (WriterSlot slot : slots) {
+    for (Member<Object, Object> member : members) {
       List<Object> mine = new ArrayList<>();
       handled.add(mine);
-      ParticipantState p = state.participant(slot.name);
+      ParticipantState p = state.participant(member.name());
       if (p == null) {
         continue;
       }
       for (EncodedHandle h : p.pending()) {
-        Object handle = slot.decode(h);
-        CommitOutcome outcome;
+        Object handle = member.decode(h.bytes(), h.codecVersion(), where(state));
+        Member.Committed outcome;
         try {
-          outcome = slot.participant.recoverAndCommit(handle);
+          outcome = member.commit(handle, restoredCheckpointId, h.begunAtMillis(), Member.CommitCall.RECOVERY);
         } catch (CommitOutcomeUnknownException e) {
-          RuntimeException failure = CommitFailures.unknownOutcome(spec, slot.name, handle, restoredCheckpointId, e);
-          if (failure != null) {
-            throw failure;
-          }
-          mine.add(handle);
-          continue;
-        } catch (FatalTwoPhaseException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new RetriableTwoPhaseException("recoverAndCommit of " + handle + " (pending in checkpoint "
-              + restoredCheckpointId + ", lineage " + state.lineage() + ") failed in participant '" + slot.name
-              + "': " + e.getMessage() + "; the task fails and its next attempt tries again",
-              e, restoredCheckpointId, slot.name);
-        }
-        if (outcome == null) {
-          throw new FatalTwoPhaseException("participant '" + slot.name + "' returned null from recoverAndCommit("
-              + handle + "); return a CommitOutcome", null, restoredCheckpointId, slot.name);
-        }
-        if (outcome == CommitOutcome.LOST) {
-          TransactionLostException lost = CommitFailures.lost(spec, slot.name, slot.transactionTimeout(spec), handle,
-              h.begunAtMillis(), restoredCheckpointId, subtask);
-          if (lost != null) {
-            throw lost;
-          }
+          throw UnknownOutcomes.failure(spec, member.name(), handle, restoredCheckpointId, e);
         }
         LOG.debug("sink {} subtask {}: {} of participant {} (pending in checkpoint {}): {}", spec.sinkId(), subtask,
-            handle, slot.name, restoredCheckpointId, outcome);
+            handle, member.name(), restoredCheckpointId, outcome);
         mine.add(handle);
+        frontEnd.reached(ProtocolPoint.DURING_RECOVERY_COMMIT);
       }
     }
     return handled;
   }
 
-  /** Aborts the lineage's open transactions; returns, per slot, the handles it handled. */
+  /** Aborts the lineage's open transactions; returns, per member, the handles it handled. */
   private List<List<Object>> abortOpen(LineageState state) {
     List<List<Object>> handled = new ArrayList<>();
-    for (WriterSlot slot : slots) {
+    for (Member<Object, Object> member : members) {
       List<Object> mine = new ArrayList<>(1);
       handled.add(mine);
-      ParticipantState p = state.participant(slot.name);
+      ParticipantState p = state.participant(member.name());
       if (p == null || p.open() == null) {
         continue;
       }
-      Object handle = slot.decode(p.open());
-      AbortOutcome outcome;
-      try {
-        outcome = slot.participant.recoverAndAbort(handle);
-      } catch (FatalTwoPhaseException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new RetriableTwoPhaseException("recoverAndAbort of " + handle + " (open in checkpoint "
-            + restoredCheckpointId + ", lineage " + state.lineage() + ") failed in participant '" + slot.name
-            + "': " + e.getMessage() + "; the task fails and its next attempt tries again",
-            e, restoredCheckpointId, slot.name);
-      }
-      if (outcome == null) {
-        throw new FatalTwoPhaseException("participant '" + slot.name + "' returned null from recoverAndAbort("
-            + handle + "); return an AbortOutcome", null, restoredCheckpointId, slot.name);
-      }
-      if (outcome == AbortOutcome.COMMITTED) {
-        decisionLost(slot, handle, state);
-      }
+      Object handle = member.decode(p.open().bytes(), p.open().codecVersion(), where(state));
+      AbortOutcome outcome = member.recoverAndAbort(handle, restoredCheckpointId, restoredCheckpointId);
       LOG.info("sink {} subtask {}: {} of participant {} (open in checkpoint {}): {}", spec.sinkId(), subtask,
-          handle, slot.name, restoredCheckpointId, outcome);
+          handle, member.name(), restoredCheckpointId, outcome);
       mine.add(handle);
     }
     return handled;
-  }
-
-  private void decisionLost(WriterSlot slot, Object handle, LineageState state) {
-    String what = "transaction " + handle + " of participant '" + slot.name + "' was open in the restored "
-        + "checkpoint " + restoredCheckpointId + " (lineage " + state.lineage() + "), so no restorable "
-        + "decision covers it, yet the resource shows it committed: a later checkpoint was committed and "
-        + "this is an older one (an older savepoint or retained checkpoint was restored)";
-    if (!spec.continueAfterLostDecision()) {
-      throw new DecisionLostException(what + ". Carrying on would write the records since checkpoint "
-          + restoredCheckpointId + " a second time. Restore the latest checkpoint instead, or, if duplicates "
-          + "are acceptable, build the sink with continueAfterLostDecision()", restoredCheckpointId, slot.name);
-    }
-    LOG.error("sink {} subtask {}: {}; carrying on as configured (continueAfterLostDecision): the records since "
-        + "checkpoint {} are written again", spec.sinkId(), subtask, what, restoredCheckpointId);
-  }
-
-  /** {@code startRecovery} of one lineage's prefix, before anything of it is recovered. */
-  private void start(WriterSlot slot, String prefix) {
-    try {
-      slot.participant.startRecovery(new Contexts.Participant(spec.sinkId(), slot.name, prefix, epoch));
-    } catch (FatalTwoPhaseException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new RetriableTwoPhaseException("startRecovery of lineage prefix " + prefix + " failed in participant '"
-          + slot.name + "': " + e.getMessage() + "; the task fails and its next attempt tries again", e,
-          restoredCheckpointId, slot.name);
-    }
-  }
-
-  private void finish(WriterSlot slot, Contexts.Recovery<Object, Object> context) {
-    try {
-      slot.participant.finishRecoveringContext(context);
-    } catch (FatalTwoPhaseException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new RetriableTwoPhaseException("finishRecoveringContext of lineage prefix "
-          + context.transactionNamePrefix() + " failed in participant '" + slot.name + "': " + e.getMessage()
-          + "; the task fails and its next attempt tries again", e, restoredCheckpointId, slot.name);
-    }
   }
 }

@@ -4,34 +4,35 @@ import dev.twophase.CoordinatorState;
 import dev.twophase.Output;
 import dev.twophase.RecordWriter;
 import dev.twophase.TwoPhaseException;
+import dev.twophase.internal.engine.Member;
 
 /**
  * The per-record path: a thread check, a state check, the current transaction's
  * {@link RecordWriter}, a counter. Nothing allocated, no lock, no look-up.
  */
-final class SlotOutput<IN> implements Output<IN> {
+final class ParticipantOutput<IN> implements Output<IN> {
 
   private final CoordinatorCore core;
-  private final Slot<Object, Object> slot;
+  private final Member<Object, Object> member;
 
-  SlotOutput(CoordinatorCore core, Slot<Object, Object> slot) {
+  ParticipantOutput(CoordinatorCore core, Member<Object, Object> member) {
     this.core = core;
-    this.slot = slot;
+    this.member = member;
   }
 
   @Override
   public void write(IN record) {
     if (record == null) {
       throw new NullPointerException(
-          "record must not be null (participant '" + slot.name + "' of coordinator '"
+          "record must not be null (participant '" + member.name() + "' of coordinator '"
               + core.coordinatorId + "')");
     }
     core.applicationThread.check("write");
-    RecordWriter<Object> writer = slot.writer;
+    RecordWriter<Object> writer = member.writer();
     if (writer == null || core.lifecycle.state() != CoordinatorState.RUNNING) {
       core.ensure("write", CoordinatorState.RUNNING);
       if (writer == null) {
-        throw new IllegalStateException("participant '" + slot.name + "' of coordinator '"
+        throw new IllegalStateException("participant '" + member.name() + "' of coordinator '"
             + core.coordinatorId + "' has no open transaction to write to");
       }
     }
@@ -42,20 +43,20 @@ final class SlotOutput<IN> implements Output<IN> {
     } catch (Exception e) {
       throw writeFailed(e);
     }
-    slot.recordsSinceCheckpoint++;
+    member.recordWritten();
   }
 
   private TwoPhaseException writeFailed(Exception e) {
     return new TwoPhaseException(
-        "participant '" + slot.name + "' could not write a record into the transaction of "
-            + "checkpoint " + slot.currentCheckpointId + " (" + slot.current + "): " + e.getMessage(),
+        "participant '" + member.name() + "' could not write a record into the transaction of "
+            + "checkpoint " + member.currentCheckpointId() + " (" + member.current() + "): " + e.getMessage(),
         e,
-        slot.currentCheckpointId,
-        slot.name);
+        member.currentCheckpointId(),
+        member.name());
   }
 
   @Override
   public String toString() {
-    return "Output[" + core.coordinatorId + "/" + slot.name + "]";
+    return "Output[" + core.coordinatorId + "/" + member.name() + "]";
   }
 }

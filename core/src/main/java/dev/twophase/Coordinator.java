@@ -2,7 +2,7 @@ package dev.twophase;
 
 import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.StateLog.CoordinatorLog;
-import dev.twophase.internal.Checkpointing.Prepared;
+import dev.twophase.internal.Checkpointing;
 import dev.twophase.internal.CommitLoop;
 import dev.twophase.internal.CoordinatorCore;
 import dev.twophase.internal.CoreSpec;
@@ -190,28 +190,10 @@ public final class Coordinator implements AutoCloseable {
   public Checkpoint checkpoint() {
     core.ensureApplicationThread("checkpoint");
     core.ensure("checkpoint", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
-    long id = nextCheckpointId;
-    long waited = core.pending().awaitRoom(core.coordinatorId(), id);
-    if (waited > 0) {
-      core.listener().onCheckpointDelayed(core.coordinatorId(), id, Duration.ofNanos(waited));
-    }
-    nextCheckpointId++;
-    long start = core.config().ticker().read();
-    Prepared prepared = core.prepare(id);
-    try {
-      log.appendState(id, prepared.state());
-    } catch (RuntimeException e) {
-      throw core.decisionUnknown(prepared, e);
-    }
-    core.reached(ProtocolPoint.AFTER_LOG_APPEND);
-    PendingCheckpoint decided = core.decided(prepared);
-    Duration took = Duration.ofNanos(core.config().ticker().read() - start);
-    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId(), id,
-        took.toMillis());
-    core.listener().onCheckpointDecided(core.coordinatorId(), id, took);
-    committer.retireLater(prepared.retirable());
+    Checkpointing.Decided decided = core.checkpoint(nextCheckpointId++, log::appendState);
+    committer.retireLater(decided.retirable());
     committer.drainLater();
-    return new Checkpoint(id, decided.committed());
+    return new Checkpoint(decided.checkpoint().id(), decided.checkpoint().committed());
   }
 
   /**
@@ -289,21 +271,15 @@ public final class Coordinator implements AutoCloseable {
     for (PendingCheckpoint p : core.pending().snapshot()) {
       p.committed().completeExceptionally(notCommitted);
     }
-    Error error = core.abortCurrentQuietly();
-    core.clearCurrent();
-    Error closeError = core.closeParticipants();
+    Error error = core.releaseParticipants();
     try {
       log.close();
     } finally {
       core.transition(CoordinatorState.CLOSED);
       LOG.info("coordinator {} closed at checkpoint {}", core.coordinatorId(), core.lastCheckpointId());
     }
-    if (error != null || closeError != null) {
-      Error first = error != null ? error : closeError;
-      if (closeError != null && closeError != first) {
-        first.addSuppressed(closeError);
-      }
-      throw first;
+    if (error != null) {
+      throw error;
     }
   }
 

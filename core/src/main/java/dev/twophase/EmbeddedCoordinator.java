@@ -1,7 +1,6 @@
 package dev.twophase;
 
 import dev.twophase.annotation.PublicEvolving;
-import dev.twophase.internal.Checkpointing.Prepared;
 import dev.twophase.internal.CoordinatorCore;
 import dev.twophase.internal.CoreSpec;
 import dev.twophase.internal.Incarnations;
@@ -69,13 +68,7 @@ public final class EmbeddedCoordinator implements AutoCloseable {
    *     is {@link Long#MAX_VALUE}
    */
   public byte[] snapshot(long checkpointId) {
-    core.ensureApplicationThread("snapshot");
-    core.ensure("snapshot", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
-    core.pending().awaitRoom(core.coordinatorId(), checkpointId);
-    Prepared prepared = core.prepare(checkpointId);
-    core.decided(prepared); // pending from now on: later snapshots carry it until it is committed
-    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: snapshot of checkpoint {}", core.coordinatorId(), checkpointId);
-    return prepared.state();
+    return core.snapshot(checkpointId);
   }
 
   /**
@@ -151,16 +144,10 @@ public final class EmbeddedCoordinator implements AutoCloseable {
     if (core.state() == CoordinatorState.CLOSED) {
       return;
     }
-    Error error = core.abortCurrentQuietly();
-    core.clearCurrent();
-    Error closeError = core.closeParticipants();
+    Error error = core.releaseParticipants();
     core.transition(CoordinatorState.CLOSED);
-    if (error != null || closeError != null) {
-      Error first = error != null ? error : closeError;
-      if (closeError != null && closeError != first) {
-        first.addSuppressed(closeError);
-      }
-      throw first;
+    if (error != null) {
+      throw error;
     }
   }
 

@@ -9,6 +9,7 @@ import dev.twophase.ProtocolPoint;
 import dev.twophase.TwoPhaseException;
 import dev.twophase.internal.StateCodec.Blob;
 import dev.twophase.internal.engine.Member;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -27,6 +28,23 @@ public final class Checkpointing {
    */
   public record Prepared(
       PendingCheckpoint checkpoint, byte[] state, Blob application, List<PendingCheckpoint> retirable) {}
+
+  /** How a front-end makes a checkpoint's decision durable. */
+  @FunctionalInterface
+  public interface Decision {
+
+    /**
+     * Makes {@code state} durable as the decision of checkpoint {@code id}: once it returns, the
+     * checkpoint is decided. Whatever it throws leaves the outcome unknown.
+     */
+    void makeDurable(long id, byte[] state);
+  }
+
+  /**
+   * A decided checkpoint, and the committed checkpoints whose handles its durable record no longer
+   * holds (to retire).
+   */
+  public record Decided(PendingCheckpoint checkpoint, List<PendingCheckpoint> retirable) {}
 
   private final CoordinatorCore core;
   private boolean running;
@@ -47,12 +65,54 @@ public final class Checkpointing {
   }
 
   /**
+   * Checkpoint {@code id} from start to decision: waits for room among the pending checkpoints,
+   * prepares it ({@link #prepare}), makes its record durable through {@code decision}, and records
+   * it as decided. A failed {@code decision} stops the coordinator with the outcome unknown
+   * ({@link #decisionUnknown}).
+   */
+  Decided checkpoint(long id, Decision decision) {
+    long waited = core.pending.awaitRoom(core.coordinatorId, id);
+    if (waited > 0) {
+      core.listener.onCheckpointDelayed(core.coordinatorId, id, Duration.ofNanos(waited));
+    }
+    long start = core.config.ticker().read();
+    Prepared prepared = prepare(id);
+    try {
+      decision.makeDurable(id, prepared.state());
+    } catch (RuntimeException e) {
+      throw decisionUnknown(prepared, e);
+    }
+    core.reached(ProtocolPoint.AFTER_LOG_APPEND);
+    PendingCheckpoint decided = decided(prepared);
+    Duration took = Duration.ofNanos(core.config.ticker().read() - start);
+    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId, id,
+        took.toMillis());
+    core.listener.onCheckpointDecided(core.coordinatorId, id, took);
+    return new Decided(decided, prepared.retirable());
+  }
+
+  /**
+   * Checkpoint {@code id} for an engine that stores the state in its own checkpoint: waits for
+   * room, prepares it and holds it as pending from now on (later snapshots carry it until it is
+   * committed). The engine's completion of the checkpoint is the decision.
+   *
+   * @return the state to store in the engine's checkpoint
+   */
+  byte[] snapshot(long id) {
+    core.pending.awaitRoom(core.coordinatorId, id);
+    Prepared prepared = prepare(id);
+    decided(prepared);
+    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: snapshot of checkpoint {}", core.coordinatorId, id);
+    return prepared.state();
+  }
+
+  /**
    * Pre-commits every current transaction, begins the next ones (unless finished), snapshots the
    * application and encodes the state record of checkpoint {@code id}. On failure before the
    * record exists, aborts that checkpoint's transactions everywhere (presumed abort), begins new
    * ones, tells the application to replay, and throws {@link CheckpointFailedException}.
    */
-  Prepared prepare(long id) {
+  private Prepared prepare(long id) {
     core.applicationThread.check("checkpoint");
     core.ensure("checkpoint", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
     if (running) {
@@ -169,7 +229,7 @@ public final class Checkpointing {
    * Records that checkpoint {@code prepared} is decided: from now on its transactions will be
    * committed, in this process or by recovery.
    */
-  PendingCheckpoint decided(Prepared prepared) {
+  private PendingCheckpoint decided(Prepared prepared) {
     PendingCheckpoint checkpoint = prepared.checkpoint();
     core.lastCheckpointId = checkpoint.id;
     core.lastApplicationSnapshot = prepared.application();
@@ -184,7 +244,7 @@ public final class Checkpointing {
    * The decision's outcome is unknown (the log append failed): neither commit nor abort the
    * pre-committed transactions, stop, and let recovery read what the log holds.
    */
-  TwoPhaseException decisionUnknown(Prepared prepared, Exception cause) {
+  private TwoPhaseException decisionUnknown(Prepared prepared, Exception cause) {
     long id = prepared.checkpoint().id;
     TwoPhaseException failure = cause instanceof dev.twophase.FencedException
         ? (TwoPhaseException) cause

@@ -307,9 +307,18 @@ public final class CoordinatorCore {
     checkpointing.beginAll(checkpointId);
   }
 
-  /** See {@link Checkpointing#prepare}. */
-  public Checkpointing.Prepared prepare(long id) {
-    return checkpointing.prepare(id);
+  /** See {@link Checkpointing#checkpoint}. Application thread only. */
+  public Checkpointing.Decided checkpoint(long id, Checkpointing.Decision decision) {
+    applicationThread.check("checkpoint");
+    ensure("checkpoint", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
+    return checkpointing.checkpoint(id, decision);
+  }
+
+  /** See {@link Checkpointing#snapshot}. Application thread only. */
+  public byte[] snapshot(long id) {
+    applicationThread.check("snapshot");
+    ensure("snapshot", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
+    return checkpointing.snapshot(id);
   }
 
   /**
@@ -327,16 +336,6 @@ public final class CoordinatorCore {
           + "(what a checkpoint failing before any is decided restores) failed: " + e.getMessage()
           + "; ApplicationState.snapshot must work from build() on", e, lastCheckpointId, null);
     }
-  }
-
-  /** See {@link Checkpointing#decided}. */
-  public PendingCheckpoint decided(Checkpointing.Prepared prepared) {
-    return checkpointing.decided(prepared);
-  }
-
-  /** See {@link Checkpointing#decisionUnknown}. */
-  public TwoPhaseException decisionUnknown(Checkpointing.Prepared prepared, Exception cause) {
-    return checkpointing.decisionUnknown(prepared, cause);
   }
 
   /** The state record at start-up: nothing pending, the new transactions, the last snapshot. */
@@ -453,10 +452,7 @@ public final class CoordinatorCore {
    * {@link Error} is thrown, after the clean-up.
    */
   public RuntimeException abandonStart(Throwable cause) {
-    Error error = cause instanceof Error ? (Error) cause : null;
-    error = firstError(error, abortCurrentQuietly());
-    clearCurrent();
-    error = firstError(error, closeParticipants());
+    Error error = firstError(cause instanceof Error ? (Error) cause : null, releaseParticipants());
     lifecycle.transitionIfPossible(CoordinatorState.CLOSED);
     if (error != null) {
       if (error != cause) {
@@ -473,6 +469,19 @@ public final class CoordinatorCore {
     return new RetriableTwoPhaseException(
         "start-up of coordinator '" + coordinatorId + "' failed: " + cause.getMessage()
             + "; nothing was lost, build it again to retry", cause);
+  }
+
+  /**
+   * The end of a coordinator: aborts the open transactions (their records were never decided) and
+   * closes every participant, whatever fails; failures are logged.
+   *
+   * @return the first {@link Error} an abort or a {@code close()} threw, the others suppressed
+   *     into it, or null
+   */
+  public Error releaseParticipants() {
+    Error error = abortCurrentQuietly();
+    clearCurrent();
+    return firstError(error, closeParticipants());
   }
 
   /**

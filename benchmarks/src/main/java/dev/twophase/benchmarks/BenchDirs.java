@@ -3,8 +3,10 @@ package dev.twophase.benchmarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
@@ -50,6 +52,13 @@ final class BenchDirs {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create a benchmark directory under " + base()
           + " (set -D" + PROPERTY + "=... to a writable directory on the disk to measure)", e);
+    }
+  }
+
+  /** Syncs directory {@code dir}: the entries created, renamed or deleted in it are durable. */
+  static void fsync(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
     }
   }
 

@@ -97,7 +97,6 @@ public final class Coordinator implements AutoCloseable {
   private final CommitLoop committer;
   private final long intervalNanos;
   private final long everyRecords;
-  private long nextCheckpointId;
 
   private Coordinator(CoordinatorCore core, CoordinatorLog log) {
     this.core = core;
@@ -122,8 +121,7 @@ public final class Coordinator implements AutoCloseable {
     // gets an epoch of its own, so transaction names never repeat.
     long epoch = record == null ? log.ownerEpoch() : Math.max(log.ownerEpoch(), record.ownerEpoch() + 1);
     core.recover(record, log.lastCompletedCheckpointId(), epoch, log.logId(), log::appendCompletion);
-    nextCheckpointId = core.lastCheckpointId() + 1;
-    core.beginAll(nextCheckpointId);
+    core.beginAll(core.lastCheckpointId() + 1);
     // The start-up record: a crash before the first checkpoint must abort what was just begun.
     byte[] initial;
     try {
@@ -190,7 +188,7 @@ public final class Coordinator implements AutoCloseable {
   public Checkpoint checkpoint() {
     core.ensureApplicationThread("checkpoint");
     core.ensure("checkpoint", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
-    Checkpointing.Decided decided = core.checkpoint(nextCheckpointId++, log::appendState);
+    Checkpointing.Decided decided = core.checkpoint(log::appendState);
     committer.retireLater(decided.retirable());
     committer.drainLater();
     return new Checkpoint(decided.checkpoint().id(), decided.checkpoint().committed());

@@ -48,6 +48,8 @@ public final class Checkpointing {
 
   private final CoordinatorCore core;
   private boolean running;
+  /** The id {@link #checkpoint} gives the next checkpoint, at least; application thread only. */
+  private long nextId;
 
   Checkpointing(CoordinatorCore core) {
     this.core = core;
@@ -65,16 +67,18 @@ public final class Checkpointing {
   }
 
   /**
-   * Checkpoint {@code id} from start to decision: waits for room among the pending checkpoints,
-   * prepares it ({@link #prepare}), makes its record durable through {@code decision}, and records
-   * it as decided. A failed {@code decision} stops the coordinator with the outcome unknown
-   * ({@link #decisionUnknown}).
+   * The next checkpoint, from start to decision: waits for room among the pending checkpoints
+   * (a refusal leaves its id unused; a failure after it does not), prepares it ({@link #prepare}), makes its record durable
+   * through {@code decision}, and records it as decided. A failed {@code decision} stops the
+   * coordinator with the outcome unknown ({@link #decisionUnknown}).
    */
-  Decided checkpoint(long id, Decision decision) {
+  Decided checkpoint(Decision decision) {
+    long id = Math.max(nextId, core.lastCheckpointId + 1);
     long waited = core.pending.awaitRoom(core.coordinatorId, id);
     if (waited > 0) {
       core.listener.onCheckpointDelayed(core.coordinatorId, id, Duration.ofNanos(waited));
     }
+    nextId = id + 1;
     long start = core.config.ticker().read();
     Prepared prepared = prepare(id);
     try {

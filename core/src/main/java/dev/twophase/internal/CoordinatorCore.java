@@ -308,10 +308,10 @@ public final class CoordinatorCore {
   }
 
   /** See {@link Checkpointing#checkpoint}. Application thread only. */
-  public Checkpointing.Decided checkpoint(long id, Checkpointing.Decision decision) {
+  public Checkpointing.Decided checkpoint(Checkpointing.Decision decision) {
     applicationThread.check("checkpoint");
     ensure("checkpoint", CoordinatorState.RUNNING, CoordinatorState.FINISHED);
-    return checkpointing.checkpoint(id, decision);
+    return checkpointing.checkpoint(decision);
   }
 
   /** See {@link Checkpointing#snapshot}. Application thread only. */

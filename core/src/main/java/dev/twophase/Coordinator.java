@@ -4,7 +4,7 @@ import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.StateLog.CoordinatorLog;
 import dev.twophase.internal.Checkpointing;
 import dev.twophase.internal.CommitLoop;
-import dev.twophase.internal.CoordinatorCore;
+import dev.twophase.internal.CoordinatorEngine;
 import dev.twophase.internal.CoreSpec;
 import dev.twophase.internal.PendingCheckpoint;
 import dev.twophase.internal.StateCodec;
@@ -92,13 +92,13 @@ public final class Coordinator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
 
-  private final CoordinatorCore core;
+  private final CoordinatorEngine core;
   private final CoordinatorLog log;
   private final CommitLoop committer;
   private final long intervalNanos;
   private final long everyRecords;
 
-  private Coordinator(CoordinatorCore core, CoordinatorLog log) {
+  private Coordinator(CoordinatorEngine core, CoordinatorLog log) {
     this.core = core;
     this.log = log;
     CoordinatorConfig config = core.config();
@@ -364,7 +364,7 @@ public final class Coordinator implements AutoCloseable {
      * @throws TwoPhaseException if recovery failed; nothing was lost, and building again retries
      */
     public Coordinator build() {
-      CoordinatorCore core = spec.newCore(new FrontEnd.Advice(
+      CoordinatorEngine core = spec.newCore(new FrontEnd.Advice(
           "start-up stopped, build the coordinator again to retry",
           "the state log of coordinator '" + spec.coordinatorId() + "'",
           "the log lost a later decision (a damaged or replaced log, a log restored from an old backup, or another "

@@ -1,7 +1,7 @@
 package dev.twophase;
 
 import dev.twophase.annotation.PublicEvolving;
-import dev.twophase.internal.CoordinatorCore;
+import dev.twophase.internal.CoordinatorEngine;
 import dev.twophase.internal.CoreSpec;
 import dev.twophase.internal.Incarnations;
 import dev.twophase.internal.PendingCheckpoint;
@@ -34,9 +34,9 @@ public final class EmbeddedCoordinator implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedCoordinator.class);
 
-  private final CoordinatorCore core;
+  private final CoordinatorEngine core;
 
-  private EmbeddedCoordinator(CoordinatorCore core) {
+  private EmbeddedCoordinator(CoordinatorEngine core) {
     this.core = core;
   }
 
@@ -256,7 +256,7 @@ public final class EmbeddedCoordinator implements AutoCloseable {
      * @throws IllegalArgumentException if {@link #ownerEpoch(long)} is not above the restored epoch
      */
     public EmbeddedCoordinator build() {
-      CoordinatorCore core = spec.newCore(new FrontEnd.Advice(
+      CoordinatorEngine core = spec.newCore(new FrontEnd.Advice(
           "start-up stopped, build the coordinator again to retry",
           "the restored state of coordinator '" + spec.coordinatorId() + "'",
           "a later checkpoint was committed and an older one was restored (an older savepoint or retained "

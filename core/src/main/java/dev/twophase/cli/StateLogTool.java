@@ -8,7 +8,7 @@ import dev.twophase.StateLogCorruptedException;
 import dev.twophase.StateLogSnapshot;
 import dev.twophase.TwoPhaseException;
 import dev.twophase.internal.StateCodec;
-import dev.twophase.internal.StateCodec.Blob;
+import dev.twophase.internal.StateCodec.VersionedBytes;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.StateCodec.HandleRecord;
 import dev.twophase.internal.StateCodec.ParticipantRecord;
@@ -316,7 +316,7 @@ public final class StateLogTool {
     putBytes(node, "handle", h.handle());
   }
 
-  private static void blob(ObjectNode node, Blob b) {
+  private static void blob(ObjectNode node, VersionedBytes b) {
     node.put("version", b.version());
     putBytes(node, "value", b.bytes());
   }

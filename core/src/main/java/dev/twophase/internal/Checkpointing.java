@@ -7,7 +7,7 @@ import dev.twophase.CoordinatorState;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.ProtocolPoint;
 import dev.twophase.TwoPhaseException;
-import dev.twophase.internal.StateCodec.Blob;
+import dev.twophase.internal.StateCodec.VersionedBytes;
 import dev.twophase.internal.engine.Member;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +27,7 @@ public final class Checkpointing {
    * is durable.
    */
   public record Prepared(
-      PendingCheckpoint checkpoint, byte[] state, Blob application, List<PendingCheckpoint> retirable) {}
+      PendingCheckpoint checkpoint, byte[] state, VersionedBytes application, List<PendingCheckpoint> retirable) {}
 
   /** How a front-end makes a checkpoint's decision durable. */
   @FunctionalInterface
@@ -46,12 +46,12 @@ public final class Checkpointing {
    */
   public record Decided(PendingCheckpoint checkpoint, List<PendingCheckpoint> retirable) {}
 
-  private final CoordinatorCore core;
+  private final CoordinatorEngine core;
   private boolean running;
   /** The id {@link #checkpoint} gives the next checkpoint, at least; application thread only. */
   private long nextId;
 
-  Checkpointing(CoordinatorCore core) {
+  Checkpointing(CoordinatorEngine core) {
     this.core = core;
   }
 
@@ -89,7 +89,7 @@ public final class Checkpointing {
     core.reached(ProtocolPoint.AFTER_LOG_APPEND);
     PendingCheckpoint decided = decided(prepared);
     Duration took = Duration.ofNanos(core.config.ticker().read() - start);
-    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId, id,
+    CoordinatorEngine.CHECKPOINTS.debug("coordinator {}: checkpoint {} decided in {} ms", core.coordinatorId, id,
         took.toMillis());
     core.listener.onCheckpointDecided(core.coordinatorId, id, took);
     return new Decided(decided, prepared.retirable());
@@ -106,7 +106,7 @@ public final class Checkpointing {
     core.pending.awaitRoom(core.coordinatorId, id);
     Prepared prepared = prepare(id);
     decided(prepared);
-    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: snapshot of checkpoint {}", core.coordinatorId, id);
+    CoordinatorEngine.CHECKPOINTS.debug("coordinator {}: snapshot of checkpoint {}", core.coordinatorId, id);
     return prepared.state();
   }
 
@@ -142,7 +142,7 @@ public final class Checkpointing {
 
   private Prepared doPrepare(long id) {
     core.listener.onCheckpointStarted(core.coordinatorId, id);
-    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} started", core.coordinatorId, id);
+    CoordinatorEngine.CHECKPOINTS.debug("coordinator {}: checkpoint {} started", core.coordinatorId, id);
     PendingCheckpoint checkpoint = new PendingCheckpoint(id, core.members.size());
     if (core.beforeCheckpoint != null && core.lifecycle.state() == CoordinatorState.RUNNING) {
       try {
@@ -186,7 +186,7 @@ public final class Checkpointing {
       core.clearCurrent();
     }
     core.reached(ProtocolPoint.AFTER_PRE_COMMITS);
-    Blob application;
+    VersionedBytes application;
     try {
       application = snapshotApplication(id);
     } catch (Exception e) {
@@ -314,12 +314,12 @@ public final class Checkpointing {
   }
 
   /** The application's snapshot for checkpoint {@code id}, encoded; null without an application state. */
-  Blob snapshotApplication(long id) throws Exception {
+  VersionedBytes snapshotApplication(long id) throws Exception {
     if (core.applicationState == null) {
       return null;
     }
     Object snapshot = core.applicationState.snapshot(id);
     Codec<Object> codec = core.applicationState.codec();
-    return new Blob(codec.version(), codec.encode(snapshot));
+    return new VersionedBytes(codec.version(), codec.encode(snapshot));
   }
 }

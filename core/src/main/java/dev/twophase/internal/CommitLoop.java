@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 @Internal
 public final class CommitLoop {
 
-  private final CoordinatorCore core;
+  private final CoordinatorEngine core;
   private final CoordinatorLog log;
   private final ThreadPoolExecutor executor;
   /** Hands scheduled retries to the executor; a rejection (after close) is logged, not lost. */
@@ -43,7 +43,7 @@ public final class CommitLoop {
   private long retryingCheckpoint = -1;
   private int attempt;
 
-  public CommitLoop(CoordinatorCore core, CoordinatorLog log) {
+  public CommitLoop(CoordinatorEngine core, CoordinatorLog log) {
     this.core = core;
     this.log = log;
     this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {

@@ -15,9 +15,9 @@ import java.util.List;
  */
 final class Commits {
 
-  private final CoordinatorCore core;
+  private final CoordinatorEngine core;
 
-  Commits(CoordinatorCore core) {
+  Commits(CoordinatorEngine core) {
     this.core = core;
   }
 
@@ -62,7 +62,7 @@ final class Commits {
   void completed(PendingCheckpoint checkpoint, boolean retire) {
     core.pending.completed(checkpoint, retire);
     Duration took = Duration.ofNanos(core.config.ticker().read() - checkpoint.decidedAtNanos);
-    CoordinatorCore.CHECKPOINTS.debug("coordinator {}: checkpoint {} committed, {} ms after its decision",
+    CoordinatorEngine.CHECKPOINTS.debug("coordinator {}: checkpoint {} committed, {} ms after its decision",
         core.coordinatorId, checkpoint.id, took.toMillis());
     core.listener.onCheckpointCommitted(core.coordinatorId, checkpoint.id, took);
     checkpoint.committed.complete(null);

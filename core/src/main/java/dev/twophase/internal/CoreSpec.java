@@ -6,7 +6,7 @@ import dev.twophase.BeforeCheckpoint;
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.CoordinatorListener;
 import dev.twophase.Participant;
-import dev.twophase.internal.CoordinatorCore.Registration;
+import dev.twophase.internal.CoordinatorEngine.Registration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -62,8 +62,8 @@ public final class CoreSpec {
    * Validates the participants and makes the core, in state RECOVERING, logging to {@code log};
    * {@code advice} says in the front-end's terms what its messages tell the user to do.
    */
-  public CoordinatorCore newCore(FrontEnd.Advice advice, Logger log) {
-    return new CoordinatorCore(coordinatorId, participants, config, listener, applicationState, beforeCheckpoint,
+  public CoordinatorEngine newCore(FrontEnd.Advice advice, Logger log) {
+    return new CoordinatorEngine(coordinatorId, participants, config, listener, applicationState, beforeCheckpoint,
         advice, log);
   }
 }

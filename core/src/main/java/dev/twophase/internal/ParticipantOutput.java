@@ -12,10 +12,10 @@ import dev.twophase.internal.engine.Member;
  */
 final class ParticipantOutput<IN> implements Output<IN> {
 
-  private final CoordinatorCore core;
+  private final CoordinatorEngine core;
   private final Member<Object, Object> member;
 
-  ParticipantOutput(CoordinatorCore core, Member<Object, Object> member) {
+  ParticipantOutput(CoordinatorEngine core, Member<Object, Object> member) {
     this.core = core;
     this.member = member;
   }

@@ -4,7 +4,7 @@ import dev.twophase.CoordinatorListener.RecoveryAction;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.ProtocolPoint;
 import dev.twophase.TransactionNames;
-import dev.twophase.internal.StateCodec.Blob;
+import dev.twophase.internal.StateCodec.VersionedBytes;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.StateCodec.HandleRecord;
 import dev.twophase.internal.StateCodec.ParticipantRecord;
@@ -25,9 +25,9 @@ import java.util.function.LongConsumer;
  */
 final class Recovery {
 
-  private final CoordinatorCore core;
+  private final CoordinatorEngine core;
 
-  Recovery(CoordinatorCore core) {
+  Recovery(CoordinatorEngine core) {
     this.core = core;
   }
 
@@ -90,7 +90,7 @@ final class Recovery {
       if (p != null) {
         // As in Flink: a restored participant keeps its (possibly empty) context; only a
         // participant new to this log initialises one.
-        Blob context = p.context();
+        VersionedBytes context = p.context();
         member.restoreUserContext(context == null ? null : context.bytes(), context == null ? 0 : context.version(),
             where());
       } else {

@@ -43,13 +43,13 @@ public final class StateCodec {
       long writtenAtMillis,
       boolean finished,
       List<ParticipantRecord> participants,
-      Blob application) {}
+      VersionedBytes application) {}
 
   /** One participant's part of it. */
   public record ParticipantRecord(
       String name,
       int transactionCodecVersion,
-      Blob context,
+      VersionedBytes context,
       List<HandleRecord> pending,
       HandleRecord current) {}
 
@@ -60,7 +60,7 @@ public final class StateCodec {
   public record HandleRecord(long checkpointId, long begunAtMillis, byte[] handle) {}
 
   /** An encoded value and the codec version that wrote it. */
-  public record Blob(int version, byte[] bytes) {}
+  public record VersionedBytes(int version, byte[] bytes) {}
 
   public static byte[] encode(CoordinatorRecord record) {
     try {

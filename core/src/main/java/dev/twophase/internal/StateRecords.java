@@ -1,7 +1,7 @@
 package dev.twophase.internal;
 
 import dev.twophase.CoordinatorState;
-import dev.twophase.internal.StateCodec.Blob;
+import dev.twophase.internal.StateCodec.VersionedBytes;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.StateCodec.HandleRecord;
 import dev.twophase.internal.StateCodec.ParticipantRecord;
@@ -27,8 +27,8 @@ final class StateRecords {
    *     dev.twophase.StateLog#MAX_STATE_BYTES} (see {@link StateSize})
    */
   static byte[] encode(
-      CoordinatorCore core, long checkpointId, Iterable<PendingCheckpoint> pending,
-      PendingCheckpoint extra, Blob application) throws Exception {
+      CoordinatorEngine core, long checkpointId, Iterable<PendingCheckpoint> pending,
+      PendingCheckpoint extra, VersionedBytes application) throws Exception {
     CoordinatorRecord record = record(core, checkpointId, pending, extra, application);
     byte[] encoded = StateCodec.encode(record);
     StateSize.check(record, encoded);
@@ -37,8 +37,8 @@ final class StateRecords {
 
   /** The record {@link #encode} encodes, with every handle and context encoded by its codec. */
   static CoordinatorRecord record(
-      CoordinatorCore core, long checkpointId, Iterable<PendingCheckpoint> pending,
-      PendingCheckpoint extra, Blob application) throws Exception {
+      CoordinatorEngine core, long checkpointId, Iterable<PendingCheckpoint> pending,
+      PendingCheckpoint extra, VersionedBytes application) throws Exception {
     List<ParticipantRecord> participants = new ArrayList<>(core.members.size());
     for (Member<Object, Object> member : core.members) {
       List<HandleRecord> handles = new ArrayList<>();
@@ -53,7 +53,7 @@ final class StateRecords {
           : new HandleRecord(member.currentCheckpointId(), member.currentBegunAt(), member.encode(member.current()));
       byte[] context = member.encodeUserContext();
       participants.add(new ParticipantRecord(member.name(), member.transactionCodec().version(),
-          context == null ? null : new Blob(member.contextCodec().version(), context), handles, current));
+          context == null ? null : new VersionedBytes(member.contextCodec().version(), context), handles, current));
     }
     return new CoordinatorRecord(
         StateCodec.FORMAT, core.coordinatorId, core.logId, checkpointId, core.ownerEpoch,

@@ -2,7 +2,7 @@ package dev.twophase.internal;
 
 import dev.twophase.StateLog;
 import dev.twophase.TwoPhaseException;
-import dev.twophase.internal.StateCodec.Blob;
+import dev.twophase.internal.StateCodec.VersionedBytes;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.StateCodec.HandleRecord;
 import dev.twophase.internal.StateCodec.ParticipantRecord;
@@ -60,7 +60,7 @@ final class StateSize {
           biggestName = "the handle begun for checkpoint " + p.current().checkpointId();
         }
       }
-      Blob context = p.context();
+      VersionedBytes context = p.context();
       if (context != null) {
         long n = base64Length(context.bytes());
         total += n;

@@ -12,7 +12,7 @@ import dev.twophase.Participant;
 import dev.twophase.ProtocolPoint;
 import dev.twophase.RetriableTwoPhaseException;
 import dev.twophase.TwoPhaseException;
-import dev.twophase.internal.StateCodec.Blob;
+import dev.twophase.internal.StateCodec.VersionedBytes;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
 import dev.twophase.internal.engine.CommitRules;
 import dev.twophase.internal.engine.FrontEnd;
@@ -29,19 +29,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The protocol engine shared by both ways of driving a coordinator. It holds the participants and
- * the coordinator's state; the steps of the protocol live in their own classes: {@link Recovery}
- * (start-up), {@link Checkpointing} (pre-commit, begin, decide), {@link Commits} (commit, outcomes,
- * timeouts, retirement), {@link StateRecords} (the state record). Where the decision is made
- * durable (a {@code StateLog} append, or another engine's checkpoint) and on which thread commits
- * run is left to {@link dev.twophase.Coordinator} and {@link dev.twophase.EmbeddedCoordinator}.
+ * A coordinator's engine: its participants (as the engine's {@link dev.twophase.internal.engine.Member}s),
+ * its state, and the order of the protocol's steps, shared by both ways of driving a coordinator.
+ * The steps live in their own classes: {@link Recovery} (start-up), {@link Checkpointing} (room,
+ * pre-commit, begin, the durable decision, in that order), {@link Commits} (commit, completion,
+ * retirement), {@link StateRecords} (the state record); what each participant's step means is the
+ * per-participant engine's ({@code dev.twophase.internal.engine}), which the Flink adapter uses
+ * too. The front-ends say only where a decision is made durable (a {@code StateLog} append, or
+ * another engine's checkpoint) and on which thread commits run: {@link dev.twophase.Coordinator}
+ * and {@link dev.twophase.EmbeddedCoordinator}.
  *
  * <p>Threads: the application thread calls everything except {@link #commitCheckpoint} and the
  * retirement calls, which the committer calls. They share only {@link #pending()} and the
  * life-cycle state; fields that any thread may read are volatile.
  */
 @Internal
-public final class CoordinatorCore {
+public final class CoordinatorEngine {
 
   /**
    * The logger of the lines a coordinator writes for every checkpoint (decided, committed), at
@@ -75,18 +78,18 @@ public final class CoordinatorCore {
   /** The identity of the log (or lineage of checkpoints) in transaction names; set by recovery. */
   volatile String logId;
   /** Application thread only. */
-  Blob lastApplicationSnapshot;
+  VersionedBytes lastApplicationSnapshot;
   /**
    * The application's snapshot taken at start-up when no decided checkpoint holds one: what a
    * checkpoint that fails before any was decided restores. Never logged. Application thread only.
    */
-  Blob startApplicationSnapshot;
+  VersionedBytes startApplicationSnapshot;
   long lastCheckpointAtNanos;
   /** The sequence of the next transactions begun. Application thread only. */
   long sequence;
 
   @SuppressWarnings("unchecked")
-  public CoordinatorCore(
+  public CoordinatorEngine(
       String coordinatorId,
       List<Registration> registrations,
       CoordinatorConfig config,
@@ -368,7 +371,7 @@ public final class CoordinatorCore {
    * start-up if {@code failedCheckpointId} is negative, else after that checkpoint failed.
    */
   void restoreApplication(long failedCheckpointId) throws Exception {
-    Blob snapshot = lastApplicationSnapshot != null || failedCheckpointId < 0
+    VersionedBytes snapshot = lastApplicationSnapshot != null || failedCheckpointId < 0
         ? lastApplicationSnapshot : startApplicationSnapshot;
     if (applicationState == null || snapshot == null) {
       return;

@@ -486,7 +486,7 @@ public final class Member<T, C> {
     } catch (Exception e) {
       // As in Flink, only recovery gives up on a failing old transaction; a running front-end
       // retries, since a transient failure may still pass.
-      if (call == CommitCall.RECOVERY && ignorable(age)) {
+      if (call == CommitCall.RECOVERY && frontEnd.rules().ignorable(timeout, age)) {
         logIgnoredLoss(checkpointId, handle, age, e);
         return Committed.LOST_IGNORED;
       }
@@ -504,13 +504,13 @@ public final class Member<T, C> {
       case ALREADY_COMMITTED:
         return Committed.ALREADY_COMMITTED;
       default:
-        if (ignorable(age)) {
+        if (frontEnd.rules().ignorable(timeout, age)) {
           logIgnoredLoss(checkpointId, handle, age, null);
           return Committed.LOST_IGNORED;
         }
         throw new TransactionLostException(frontEnd.label() + ": transaction " + handle + " of decided checkpoint "
             + checkpointId + " can no longer be committed in participant '" + name + "': its records are missing "
-            + "there while other participants may show theirs. " + whyLost(age), checkpointId, name);
+            + "there while other participants may show theirs. " + CommitRules.whyLost(timeout, age), checkpointId, name);
     }
   }
 
@@ -585,29 +585,6 @@ public final class Member<T, C> {
   }
 
   // ---------------------------------------------------------------- the rules
-
-  /** What most likely lost a transaction of this age, and what to do about it. */
-  String whyLost(Duration age) {
-    String notDurable = "so it did not expire: the participant's preCommit or commit was probably not "
-        + "durable (a database with delayed writes, such as H2 without WRITE_DELAY=0, PostgreSQL "
-        + "with synchronous_commit=off, MySQL with innodb_flush_log_at_trx_commit=0), or the "
-        + "resource was changed by hand. Make pre-commits and commits durable before they return";
-    if (timeout == null) {
-      return "No transaction timeout applies to it (age " + age.toMillis() + " ms), " + notDurable;
-    }
-    if (age.compareTo(timeout) < 0) {
-      return "It is younger than its timeout (age " + age.toMillis() + " ms, timeout "
-          + timeout.toMillis() + " ms), " + notDurable;
-    }
-    return "It is older than its timeout (age " + age.toMillis() + " ms, timeout "
-        + timeout.toMillis() + " ms): the resource probably expired it. Raise the resource's "
-        + "transaction timeout or checkpoint more often; to drop such transactions instead, enable "
-        + "ignoreFailuresAfterTransactionTimeout";
-  }
-
-  private boolean ignorable(Duration age) {
-    return frontEnd.rules().ignoreFailuresAfterTimeout() && timeout != null && age.compareTo(timeout) >= 0;
-  }
 
   private void logIgnoredLoss(long checkpointId, Object handle, Duration age, Exception e) {
     frontEnd.log().error("{}: transaction {} of checkpoint {} in participant '{}' could not be committed and is "

@@ -6,6 +6,7 @@ import dev.twophase.jdbc.JdbcPoints;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.RetriableTwoPhaseException;
+import dev.twophase.Scheduler;
 import dev.twophase.jdbc.JdbcTransaction;
 import dev.twophase.jdbc.internal.Dialect.Resolution;
 import java.sql.Connection;
@@ -44,6 +45,7 @@ public final class TransactionEngine implements AutoCloseable {
   private final MarkerTable markers;
   private final MarkerStore markerStore;
   private final FaultInjector faults;
+  private final AttachedBranchRetry retryWhileAttached;
   private final Map<String, Live> live = new ConcurrentHashMap<>();
 
   /** One transaction of this process, from begin until it is finished and released. */
@@ -65,12 +67,18 @@ public final class TransactionEngine implements AutoCloseable {
     }
   }
 
-  public TransactionEngine(String participant, Dialect dialect, MarkerTable markers, FaultInjector faults) {
+  /**
+   * @param scheduler waits out the pauses between retries of a transaction the database still
+   *     counts as attached to another session ({@link AttachedBranchRetry})
+   */
+  public TransactionEngine(String participant, Dialect dialect, MarkerTable markers, FaultInjector faults,
+      Scheduler scheduler) {
     this.participant = participant;
     this.dialect = dialect;
     this.markers = markers;
     this.markerStore = new MarkerStore(dialect, markers);
     this.faults = faults;
+    this.retryWhileAttached = new AttachedBranchRetry(scheduler);
   }
 
   public Dialect dialect() {
@@ -182,7 +190,7 @@ public final class TransactionEngine implements AutoCloseable {
     }
     if (r == null) {
       try {
-        r = Detached.retry(() -> dialect.commitRecovered(t.name()));
+        r = retryWhileAttached.run(() -> dialect.commitRecovered(t.name()));
       } catch (SQLException e) {
         if (inSession != null) {
           e.addSuppressed(inSession);
@@ -223,7 +231,7 @@ public final class TransactionEngine implements AutoCloseable {
   }
 
   private void rollbackRecovered(JdbcTransaction t) throws SQLException {
-    Detached.retry(() -> dialect.rollbackRecovered(t.name()));
+    retryWhileAttached.run(() -> dialect.rollbackRecovered(t.name()));
   }
 
   /**
@@ -240,7 +248,7 @@ public final class TransactionEngine implements AutoCloseable {
       l.connection.expire("transaction " + t.name() + " was aborted");
       l.branch.release(); // an open transaction dies with its session; a prepared one stays
     }
-    Resolution r = Detached.retry(() -> dialect.rollbackRecovered(t.name()));
+    Resolution r = retryWhileAttached.run(() -> dialect.rollbackRecovered(t.name()));
     if (r == Resolution.DONE) {
       return AbortOutcome.ABORTED;
     }
@@ -257,7 +265,7 @@ public final class TransactionEngine implements AutoCloseable {
     for (String name : dialect.preparedNames()) {
       if (!handled.contains(name) && !live.containsKey(name)
           && BranchNames.isOwn(name, prefix, isOwnTransactionName)) {
-        if (Detached.retry(() -> dialect.rollbackRecovered(name)) == Resolution.DONE) {
+        if (retryWhileAttached.run(() -> dialect.rollbackRecovered(name)) == Resolution.DONE) {
           rolledBack.add(name);
         }
       }

@@ -47,6 +47,8 @@ public final class TransactionEngine implements AutoCloseable {
   private final FaultInjector faults;
   private final AttachedBranchRetry retryWhileAttached;
   private final Map<String, Live> live = new ConcurrentHashMap<>();
+  /** Set by {@link #close()}: from then on nothing is begun, and no connection is handed out. */
+  private volatile boolean closed;
 
   /** One transaction of this process, from begin until it is finished and released. */
   private static final class Live {
@@ -97,6 +99,7 @@ public final class TransactionEngine implements AutoCloseable {
   /** Begins the transaction {@code transactionName} on a new connection. */
   public JdbcTransaction begin(String prefix, String transactionName, long epoch, long checkpointId)
       throws SQLException {
+    requireOpen("begin transaction " + transactionName);
     String name = BranchNames.of(prefix, transactionName, dialect.maxNameBytes());
     Branch branch = dialect.begin(name);
     Live l = new Live(branch,
@@ -124,14 +127,22 @@ public final class TransactionEngine implements AutoCloseable {
   }
 
   private Live require(JdbcTransaction t, String operation) {
+    requireOpen(operation + " of transaction " + t);
     Live l = live.get(t.name());
     if (l == null) {
-      throw new IllegalStateException(
+      throw new FatalTwoPhaseException(
           participant + ": cannot " + operation + " of transaction " + t + ": it is not open in "
-              + "this process (finished, or begun by another process). Read "
-              + "currentTransaction(participant) again after each checkpoint");
+              + "this participant (finished, begun by another participant, or by another process). "
+              + "Read currentTransaction(participant) again after each checkpoint");
     }
     return l;
+  }
+
+  private void requireOpen(String operation) {
+    if (closed) {
+      throw new FatalTwoPhaseException(participant + ": cannot " + operation + ": the participant "
+          + "was closed; build a new one for a new coordinator");
+    }
   }
 
   /**
@@ -315,6 +326,7 @@ public final class TransactionEngine implements AutoCloseable {
    */
   @Override
   public void close() {
+    closed = true;
     for (Live l : List.copyOf(live.values())) {
       l.connection.expire("the participant was closed");
       try {

@@ -106,7 +106,8 @@ public final class JdbcParticipant<IN>
    * The connection bound to {@code transaction}, for the application's statements. Valid until
    * the transaction is pre-committed or aborted; do not close it.
    *
-   * @throws IllegalStateException if the transaction is not open in this process
+   * @throws dev.twophase.FatalTwoPhaseException if the transaction is not open in this participant
+   *     (finished, or another participant's), or the participant is closed
    */
   public Connection connection(JdbcTransaction transaction) {
     return engine.connection(transaction);
@@ -137,7 +138,7 @@ public final class JdbcParticipant<IN>
   public RecordWriter<IN> writerFor(JdbcTransaction transaction) {
     if (insertSql == null) {
       return record -> {
-        throw new IllegalStateException(engine.describe(transaction) + " has no insert statement:"
+        throw new dev.twophase.FatalTwoPhaseException(engine.describe(transaction) + " has no insert statement:"
             + " build the participant with JdbcParticipant.builder(dataSource).insert(sql, binder)"
             + " to write records through Output, or write through connection(handle)");
       };

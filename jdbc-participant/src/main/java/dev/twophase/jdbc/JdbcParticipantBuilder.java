@@ -1,6 +1,7 @@
 package dev.twophase.jdbc;
 
 import dev.twophase.FaultInjector;
+import dev.twophase.Scheduler;
 import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.jdbc.internal.Dialect;
 import dev.twophase.jdbc.internal.Dialects;
@@ -33,6 +34,7 @@ public final class JdbcParticipantBuilder<IN> {
   private int batchSize = 1000;
   private int markerDeleteBatch = 1000;
   private String label = "JDBC participant";
+  private Scheduler scheduler = Scheduler.system();
 
   private JdbcParticipantBuilder(DataSource dataSource, XADataSource xaDataSource) {
     this.dataSource = dataSource;
@@ -73,6 +75,18 @@ public final class JdbcParticipantBuilder<IN> {
    */
   public JdbcParticipantBuilder<IN> faultInjector(FaultInjector injector) {
     this.faults = Objects.requireNonNull(injector, "injector");
+    return this;
+  }
+
+  /**
+   * How the participant waits between its attempts to finish a prepared transaction that the
+   * database still counts as held by another session (MariaDB and MySQL do until they notice that
+   * the session ended; the pauses add up to 5 s, then the participant throws and the coordinator
+   * retries); default {@link Scheduler#system()}, as the coordinator's. A test may give one that
+   * runs each task at once; the participant's thread blocks until the scheduler runs it.
+   */
+  public JdbcParticipantBuilder<IN> scheduler(Scheduler scheduler) {
+    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     return this;
   }
 
@@ -160,7 +174,7 @@ public final class JdbcParticipantBuilder<IN> {
           + "the participant's user SELECT, INSERT and DELETE on it", e);
     }
     return new JdbcParticipant<>(
-        new TransactionEngine(label, dialect, markers, faults), insertSql, binder, batchSize,
+        new TransactionEngine(label, dialect, markers, faults, scheduler), insertSql, binder, batchSize,
         markerDeleteBatch);
   }
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.CommitOutcome;
+import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.RecordWriter;
 import dev.twophase.Coordinator;
 import dev.twophase.FileStateLog;
 import dev.twophase.Output;
@@ -112,10 +114,31 @@ class JdbcParticipantIT {
       assertTrue(c.isClosed());
       JdbcTransaction old = coordinator.currentTransaction(db);
       coordinator.checkpoint();
-      IllegalStateException gone = assertThrows(IllegalStateException.class, () -> db.connection(old));
-      assertTrue(gone.getMessage().contains("not open in this process"), gone.getMessage());
+      FatalTwoPhaseException gone = assertThrows(FatalTwoPhaseException.class, () -> db.connection(old));
+      assertTrue(gone.getMessage().contains("not open in this participant"), gone.getMessage());
       assertEquals(1, rows());
     }
+  }
+
+  /** Misuse gets what the file and Kafka participants give for it: a fatal error that says what to fix. */
+  @Test
+  void aHandleOfAnotherParticipantAndACallAfterCloseAreRefused() throws Exception {
+    JdbcParticipant<Object> db = JdbcParticipant.builder(ds).build();
+    JdbcParticipant<Object> other = JdbcParticipant.builder(ds).name("other").build();
+    JdbcTransaction current;
+    try (FileStateLog log = FileStateLog.open(tmp.resolve("log"));
+        Coordinator coordinator = Coordinator.builder(id, log).participant("db", db).build()) {
+      current = coordinator.currentTransaction(db);
+      FatalTwoPhaseException foreign = assertThrows(FatalTwoPhaseException.class, () -> other.connection(current));
+      assertTrue(foreign.getMessage().contains("begun by another participant"), foreign.getMessage());
+      RecordWriter<Object> noInsert = db.writerFor(current);
+      FatalTwoPhaseException writer = assertThrows(FatalTwoPhaseException.class, () -> noInsert.write("x"));
+      assertTrue(writer.getMessage().contains("insert(sql, binder)"), writer.getMessage());
+    } finally {
+      other.close();
+    }
+    FatalTwoPhaseException closed = assertThrows(FatalTwoPhaseException.class, () -> db.connection(current));
+    assertTrue(closed.getMessage().contains("the participant was closed"), closed.getMessage());
   }
 
   @FunctionalInterface

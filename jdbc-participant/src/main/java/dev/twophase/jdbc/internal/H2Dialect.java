@@ -3,13 +3,9 @@ package dev.twophase.jdbc.internal;
 import dev.twophase.annotation.Internal;
 import dev.twophase.jdbc.DatabaseSetupException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -78,91 +74,31 @@ public final class H2Dialect extends SqlDialect {
   }
 
   @Override
-  public Branch begin(String name) throws SQLException {
-    identifier(name);
-    if (name.length() > MAX_NAME) {
-      throw new IllegalArgumentException("H2 transaction name " + name + " is longer than " + MAX_NAME);
-    }
-    return begin((c, autoCommitBefore) -> {
-      c.setAutoCommit(false);
-      return new H2Branch(this, name, c, autoCommitBefore);
-    });
-  }
-
-  @Override
-  public Resolution commitRecovered(String name) throws SQLException {
-    return finish("COMMIT TRANSACTION ", name);
-  }
-
-  @Override
-  public Resolution rollbackRecovered(String name) throws SQLException {
-    return finish("ROLLBACK TRANSACTION ", name);
-  }
-
-  @Override
-  Resolution finishOn(Connection c, String command, String name) throws SQLException {
-    int listed = Collections.frequency(listPrepared(c), name);
-    if (listed == 0) {
-      return Resolution.NOT_PREPARED;
-    }
-    if (listed > 1) {
-      throw new SQLException(
-          "H2 lists " + listed + " prepared transactions named " + name + " (H2 accepts duplicate "
-              + "names, and " + command.trim() + " would finish an arbitrary one of them): finish "
-              + "them by hand after checking which rows each holds", "25000");
-    }
+  void prepare(Connection c, String lastStatement, String name) throws SQLException {
     try (Statement s = c.createStatement()) {
-      s.execute(command + identifier(name));
-      return Resolution.DONE;
-    } catch (SQLException e) {
-      if (e.getErrorCode() == TRANSACTION_NOT_FOUND && !listPrepared(c).contains(name)) {
-        return Resolution.NOT_PREPARED; // finished by another session meanwhile
-      }
-      throw e;
+      s.execute(lastStatement);
+      s.execute("PREPARE COMMIT " + identifier(name));
     }
   }
 
   @Override
-  List<String> listPrepared(Connection c) throws SQLException {
-    List<String> names = new ArrayList<>();
-    try (PreparedStatement s = c.prepareStatement(
-            "SELECT TRANSACTION_NAME FROM INFORMATION_SCHEMA.IN_DOUBT");
-        ResultSet rs = s.executeQuery()) {
-      while (rs.next()) {
-        names.add(rs.getString(1));
-      }
-    }
-    return names;
+  String finishSql(String name, boolean commit) {
+    return (commit ? "COMMIT TRANSACTION " : "ROLLBACK TRANSACTION ") + identifier(name);
   }
 
-  private static final class H2Branch extends SqlBranch {
+  /** H2 accepts duplicate prepared names and would finish an arbitrary one: every finish lists first. */
+  @Override
+  boolean listsBeforeFinishing() {
+    return true;
+  }
 
-    H2Branch(SqlDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
-      super(dialect, name, connection, autoCommitBefore);
-    }
+  @Override
+  boolean isUnknownTransaction(SQLException e) {
+    return e.getErrorCode() == TRANSACTION_NOT_FOUND;
+  }
 
-    @Override
-    public void prepare(String lastStatement) throws SQLException {
-      requireState(State.ACTIVE, "prepare");
-      step(() -> {
-        if (connection.getAutoCommit()) {
-          throw new DatabaseSetupException(
-              "H2 transaction " + name + ": the connection was switched to auto-commit, so its "
-                  + "statements committed one by one and there is nothing to prepare; never call "
-                  + "setAutoCommit(true) on a participant's connection");
-        }
-        try (Statement s = connection.createStatement()) {
-          s.execute(lastStatement);
-          s.execute("PREPARE COMMIT " + identifier(name));
-        }
-        return null;
-      });
-      state = State.PREPARED;
-    }
-
-    @Override
-    Resolution finishPrepared(boolean commit) throws SQLException {
-      return dialect.finishOn(connection, commit ? "COMMIT TRANSACTION " : "ROLLBACK TRANSACTION ", name);
-    }
+  @Override
+  String listSql() {
+    return "SELECT TRANSACTION_NAME FROM INFORMATION_SCHEMA.IN_DOUBT";
   }
 }

@@ -6,8 +6,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -100,107 +98,54 @@ public final class MariaDbDialect extends SqlDialect {
     return v;
   }
 
+  /** The transaction is an XA branch, not the session's own: auto-commit stays as it is. */
   @Override
-  public Branch begin(String name) throws SQLException {
-    requireLength(name);
-    return begin((c, autoCommitBefore) -> {
-      try (Statement s = c.createStatement()) {
-        s.execute("XA START " + xid(name));
-      }
-      return new XaSqlBranch(this, name, c, autoCommitBefore);
-    });
-  }
-
-  private void requireLength(String name) {
-    BranchNames.requireSafe(name);
-    if (name.length() > MAX_GTRID_BYTES) {
-      throw new IllegalArgumentException(
-          "XA gtrid " + name + " is longer than " + MAX_GTRID_BYTES + " bytes");
-    }
-  }
-
-  @Override
-  public Resolution commitRecovered(String name) throws SQLException {
-    requireLength(name);
-    return finish("XA COMMIT ", name);
-  }
-
-  @Override
-  public Resolution rollbackRecovered(String name) throws SQLException {
-    requireLength(name);
-    return finish("XA ROLLBACK ", name);
-  }
-
-  @Override
-  Resolution finishOn(Connection c, String command, String name) throws SQLException {
+  void start(Connection c, String name) throws SQLException {
     try (Statement s = c.createStatement()) {
-      s.execute(command + xid(name));
-      return Resolution.DONE;
-    } catch (SQLException e) {
-      if (e.getErrorCode() != XAER_NOTA) {
-        throw e;
-      }
-      // "Unknown XID" is also the answer while another session holds the prepared branch.
-      if (listed(c, name)) {
-        throw new BranchStillAttachedException(
-            product + " lists XA transaction " + name + " as prepared but answers \"unknown XID\" "
-                + "to " + command.trim() + ": the session that prepared it is still alive. It can "
-                + "be finished once that session ends", e);
-      }
-      return Resolution.NOT_PREPARED;
+      s.execute("XA START " + xid(name));
     }
-  }
-
-  private boolean listed(Connection c, String name) throws SQLException {
-    return listPrepared(c).contains(name);
   }
 
   @Override
-  List<String> listPrepared(Connection c) throws SQLException {
-    List<String> names = new ArrayList<>();
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("XA RECOVER")) {
-      while (rs.next()) {
-        if (rs.getInt("formatID") == FORMAT_ID && rs.getInt("bqual_length") == 0) {
-          String data = rs.getString("data");
-          int gtridLength = rs.getInt("gtrid_length");
-          names.add(data.length() >= gtridLength ? data.substring(0, gtridLength) : data);
-        }
-      }
+  void prepare(Connection c, String lastStatement, String name) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(lastStatement);
+      s.execute("XA END " + xid(name));
+      s.execute("XA PREPARE " + xid(name));
     }
-    return names;
   }
 
-  private static final class XaSqlBranch extends SqlBranch {
-
-    XaSqlBranch(MariaDbDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
-      super(dialect, name, connection, autoCommitBefore);
+  @Override
+  void rollbackActive(Connection c, String name) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("XA END " + xid(name));
+      s.execute("XA ROLLBACK " + xid(name));
     }
+  }
 
-    @Override
-    public void prepare(String lastStatement) throws SQLException {
-      requireState(State.ACTIVE, "prepare");
-      step(() -> {
-        try (Statement s = connection.createStatement()) {
-          s.execute(lastStatement);
-          s.execute("XA END " + xid(name));
-          s.execute("XA PREPARE " + xid(name));
-        }
-        return null;
-      });
-      state = State.PREPARED;
-    }
+  @Override
+  String finishSql(String name, boolean commit) {
+    return (commit ? "XA COMMIT " : "XA ROLLBACK ") + xid(name);
+  }
 
-    @Override
-    void rollbackActive() throws SQLException {
-      try (Statement s = connection.createStatement()) {
-        s.execute("XA END " + xid(name));
-        s.execute("XA ROLLBACK " + xid(name));
-      }
-    }
+  /** "Unknown XID", which is also the answer while another session holds the prepared branch. */
+  @Override
+  boolean isUnknownTransaction(SQLException e) {
+    return e.getErrorCode() == XAER_NOTA;
+  }
 
-    @Override
-    Resolution finishPrepared(boolean commit) throws SQLException {
-      return dialect.finishOn(connection, commit ? "XA COMMIT " : "XA ROLLBACK ", name);
+  @Override
+  String listSql() {
+    return "XA RECOVER";
+  }
+
+  @Override
+  String listedName(ResultSet row) throws SQLException {
+    if (row.getInt("formatID") != FORMAT_ID || row.getInt("bqual_length") != 0) {
+      return null; // another application's branch
     }
+    String data = row.getString("data");
+    int gtridLength = row.getInt("gtrid_length");
+    return data.length() >= gtridLength ? data.substring(0, gtridLength) : data;
   }
 }

@@ -3,12 +3,9 @@ package dev.twophase.jdbc.internal;
 import dev.twophase.annotation.Internal;
 import dev.twophase.jdbc.DatabaseSetupException;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import javax.sql.DataSource;
 
 /**
@@ -57,85 +54,32 @@ public final class PostgresDialect extends SqlDialect {
   }
 
   @Override
-  public Branch begin(String name) throws SQLException {
-    BranchNames.requireSafe(name);
-    return begin((c, autoCommitBefore) -> {
-      c.setAutoCommit(false);
-      return new PgBranch(this, name, c, autoCommitBefore);
-    });
-  }
-
-  @Override
-  public Resolution commitRecovered(String name) throws SQLException {
-    return finish("COMMIT PREPARED ", name);
-  }
-
-  @Override
-  public Resolution rollbackRecovered(String name) throws SQLException {
-    return finish("ROLLBACK PREPARED ", name);
-  }
-
-  @Override
-  Resolution finishOn(Connection c, String command, String name) throws SQLException {
+  void prepare(Connection c, String lastStatement, String name) throws SQLException {
     try (Statement s = c.createStatement()) {
-      s.execute(command + BranchNames.quoted(name));
-      return Resolution.DONE;
-    } catch (SQLException e) {
-      if (UNDEFINED_OBJECT.equals(e.getSQLState())) {
-        return Resolution.NOT_PREPARED; // PostgreSQL lists nothing of that gid, in any session
-      }
-      throw e;
+      // One round trip: pgjdbc sends both statements of a simple query together, and stops at
+      // the first error.
+      s.execute(lastStatement + "; PREPARE TRANSACTION " + BranchNames.quoted(name));
     }
+    // PREPARE TRANSACTION in a transaction that an error aborted rolls back instead and answers
+    // ROLLBACK, not an error. The caller's statement right before (the marker row) succeeded,
+    // which proves the transaction was not aborted. The session holds no transaction any more:
+    // auto-commit keeps pgjdbc from opening one, in which COMMIT PREPARED could not run.
+    c.setAutoCommit(true);
   }
 
   @Override
-  List<String> listPrepared(Connection c) throws SQLException {
-    List<String> names = new ArrayList<>();
-    try (PreparedStatement s = c.prepareStatement(
-            "SELECT gid FROM pg_prepared_xacts WHERE database = current_database()");
-        ResultSet rs = s.executeQuery()) {
-      while (rs.next()) {
-        names.add(rs.getString(1));
-      }
-    }
-    return names;
+  String finishSql(String name, boolean commit) {
+    return (commit ? "COMMIT PREPARED " : "ROLLBACK PREPARED ") + BranchNames.quoted(name);
   }
 
-  private static final class PgBranch extends SqlBranch {
+  /** undefined_object: PostgreSQL knows no prepared transaction of that gid, in any session. */
+  @Override
+  boolean isUnknownTransaction(SQLException e) {
+    return UNDEFINED_OBJECT.equals(e.getSQLState());
+  }
 
-    PgBranch(SqlDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
-      super(dialect, name, connection, autoCommitBefore);
-    }
-
-    @Override
-    public void prepare(String lastStatement) throws SQLException {
-      requireState(State.ACTIVE, "prepare");
-      step(() -> {
-        if (connection.getAutoCommit()) {
-          // With auto-commit on, every statement committed on its own and PREPARE TRANSACTION
-          // only warns "there is no transaction in progress": nothing would be prepared.
-          throw new DatabaseSetupException(
-              "PostgreSQL transaction " + name + ": the connection was switched to auto-commit, so "
-                  + "its statements committed one by one and there is nothing to prepare; never "
-                  + "call setAutoCommit(true) on a participant's connection");
-        }
-        try (Statement s = connection.createStatement()) {
-          // One round trip: pgjdbc sends both statements of a simple query together, and stops at
-          // the first error.
-          s.execute(lastStatement + "; PREPARE TRANSACTION " + BranchNames.quoted(name));
-        }
-        // PREPARE TRANSACTION in a transaction that an error aborted rolls back instead and
-        // answers ROLLBACK, not an error. The caller's statement right before (the marker row)
-        // succeeded, which proves the transaction was not aborted.
-        connection.setAutoCommit(true);
-        state = State.PREPARED;
-        return null;
-      });
-    }
-
-    @Override
-    Resolution finishPrepared(boolean commit) throws SQLException {
-      return dialect.finishOn(connection, commit ? "COMMIT PREPARED " : "ROLLBACK PREPARED ", name);
-    }
+  @Override
+  String listSql() {
+    return "SELECT gid FROM pg_prepared_xacts WHERE database = current_database()";
   }
 }

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.jdbc.DatabaseSetupException;
 import dev.twophase.jdbc.internal.Dialect.Resolution;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -7,120 +8,57 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the SQL dialects' branches share: the connection, the state, and a release that never lets
- * a connection with an unfinished transaction go back to a pool.
+ * A branch of a raw-SQL dialect: its steps are the dialect's statements on a connection of the
+ * user's {@code DataSource}, and its release never lets a connection with an unfinished
+ * transaction go back to the pool.
  */
-abstract class SqlBranch implements Branch {
+final class SqlBranch extends BranchTemplate {
 
   private static final Logger LOG = LoggerFactory.getLogger(SqlBranch.class);
 
-  /** Where the branch is. */
-  enum State { ACTIVE, PREPARED, FINISHED, RELEASED }
+  private final SqlDialect dialect;
+  /** The connection's auto-commit mode as the pool handed it out, restored at release. */
+  private final boolean autoCommitBefore;
+  /**
+   * Whether the transaction is the session's own, begun by turning auto-commit off (PostgreSQL,
+   * H2): auto-commit on at the prepare then means its statements committed one by one.
+   */
+  private final boolean autoCommitOffAtStart;
 
-  final SqlDialect dialect;
-  final String name;
-  final Connection connection;
-  final boolean autoCommitBefore;
-  State state = State.ACTIVE;
-  /** The session may hold something of this branch we could not finish: never reuse it. */
-  boolean tainted;
-
-  SqlBranch(SqlDialect dialect, String name, Connection connection, boolean autoCommitBefore) {
+  SqlBranch(SqlDialect dialect, String name, Connection connection, boolean autoCommitBefore,
+      boolean autoCommitOffAtStart) {
+    super(dialect.product(), name, connection);
     this.dialect = dialect;
-    this.name = name;
-    this.connection = connection;
     this.autoCommitBefore = autoCommitBefore;
+    this.autoCommitOffAtStart = autoCommitOffAtStart;
   }
 
   @Override
-  public final String name() {
-    return name;
-  }
-
-  @Override
-  public final Connection connection() {
-    return connection;
-  }
-
-  @Override
-  public final boolean isPrepared() {
-    return state == State.PREPARED;
-  }
-
-  final void requireState(State expected, String operation) {
-    if (state != expected) {
-      throw new IllegalStateException(
-          dialect.product() + " transaction " + name + " is " + state + ", cannot " + operation
-              + " (expected " + expected + ")");
+  boolean prepareOnSession(String lastStatement) throws SQLException {
+    if (autoCommitOffAtStart && connection.getAutoCommit()) {
+      // With auto-commit on, every statement committed on its own, and PostgreSQL's PREPARE
+      // TRANSACTION only warns "there is no transaction in progress": nothing would be prepared.
+      throw new DatabaseSetupException(
+          describe() + ": the connection was switched to auto-commit, so its statements committed "
+              + "one by one and there is nothing to prepare; never call setAutoCommit(true) on a "
+              + "participant's connection");
     }
+    dialect.prepare(connection, lastStatement, name);
+    return true;
   }
 
-  /**
-   * Runs a step that changes the session's transaction state; on any failure (an {@link Error}
-   * too) the session is tainted, so {@link #release()} closes it for good.
-   */
-  final <T> T step(SqlStep<T> step) throws SQLException {
-    boolean ok = false;
-    try {
-      T result = step.run();
-      ok = true;
-      return result;
-    } finally {
-      if (!ok) {
-        tainted = true;
-      }
-    }
+  @Override
+  Resolution finishPrepared(boolean commit) throws SQLException {
+    return dialect.finishOn(connection, name, commit);
   }
 
-  /**
-   * Commits the prepared transaction ({@code commit} true) or rolls it back, on this branch's
-   * session; {@link Resolution#NOT_PREPARED} if the database proves it holds no prepared
-   * transaction of this name.
-   */
-  abstract Resolution finishPrepared(boolean commit) throws SQLException;
-
-  /** Rolls back the transaction before it was prepared. Default: {@link Connection#rollback()}. */
+  @Override
   void rollbackActive() throws SQLException {
-    connection.rollback();
+    dialect.rollbackActive(connection, name);
   }
 
   @Override
-  public final Resolution commit() throws SQLException {
-    requireState(State.PREPARED, "commit");
-    Resolution r = step(() -> finishPrepared(true));
-    state = State.FINISHED;
-    return r;
-  }
-
-  @Override
-  public final Resolution rollback() throws SQLException {
-    if (state == State.ACTIVE) {
-      step(() -> {
-        rollbackActive();
-        return null;
-      });
-      state = State.FINISHED;
-      return Resolution.DONE;
-    }
-    requireState(State.PREPARED, "roll back");
-    Resolution r = step(() -> finishPrepared(false));
-    state = State.FINISHED;
-    return r;
-  }
-
-  /** A step of the protocol on the session. */
-  @FunctionalInterface
-  interface SqlStep<T> {
-    T run() throws SQLException;
-  }
-
-  @Override
-  public final void release() {
-    if (state == State.RELEASED) {
-      return;
-    }
-    boolean reusable = state == State.FINISHED && !tainted;
-    state = State.RELEASED;
+  void closeSession(boolean reusable) {
     try {
       if (reusable) {
         if (connection.getAutoCommit() != autoCommitBefore) {
@@ -134,8 +72,7 @@ abstract class SqlBranch implements Branch {
         connection.abort(Runnable::run);
       }
     } catch (SQLException | RuntimeException e) {
-      LOG.debug("{} transaction {}: resetting the connection before release failed; closing it",
-          dialect.product(), name, e);
+      LOG.debug("{}: resetting the connection before release failed; closing it", describe(), e);
       try {
         connection.abort(Runnable::run);
       } catch (SQLException | RuntimeException again) {
@@ -145,13 +82,8 @@ abstract class SqlBranch implements Branch {
       try {
         connection.close();
       } catch (SQLException | RuntimeException e) {
-        LOG.debug("{} transaction {}: closing the connection failed", dialect.product(), name, e);
+        LOG.debug("{}: closing the connection failed", describe(), e);
       }
     }
-  }
-
-  @Override
-  public String toString() {
-    return dialect.product() + " transaction " + name + " (" + state + ")";
   }
 }

@@ -1,7 +1,10 @@
 package dev.twophase.jdbc.internal;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
 
@@ -9,15 +12,10 @@ import javax.sql.DataSource;
  * What the raw-SQL dialects share: their connections come from the user's {@link DataSource}; a
  * branch starts on a connection of its own, which is never handed back to the pool if starting
  * fails; statements that finish a prepared transaction from outside its session, and the listing
- * of prepared transactions, run on a connection in auto-commit mode. Each dialect supplies the SQL.
+ * of prepared transactions, run on a connection in auto-commit mode. Each dialect supplies only
+ * its SQL: how to start, prepare, finish and list a transaction.
  */
-abstract class SqlDialect implements Dialect {
-
-  /** Starts the database's transaction on {@code connection} and wraps it in a branch. */
-  @FunctionalInterface
-  interface BranchStart {
-    Branch start(Connection connection, boolean autoCommitBefore) throws SQLException;
-  }
+abstract class SqlDialect extends DialectTemplate<Connection> {
 
   final DataSource dataSource;
 
@@ -26,14 +24,49 @@ abstract class SqlDialect implements Dialect {
   }
 
   /**
+   * Starts the transaction {@code name} on a new session. Default: turns auto-commit off, so the
+   * transaction is the session's own (the prepare then refuses a session switched back to
+   * auto-commit).
+   */
+  void start(Connection c, String name) throws SQLException {
+    c.setAutoCommit(false);
+  }
+
+  /** Runs {@code lastStatement} in the transaction {@code name}, then prepares it, on {@code c}. */
+  abstract void prepare(Connection c, String lastStatement, String name) throws SQLException;
+
+  /** Rolls back the unprepared transaction {@code name} on its session. Default: {@link Connection#rollback()}. */
+  void rollbackActive(Connection c, String name) throws SQLException {
+    c.rollback();
+  }
+
+  /** The statement that commits ({@code commit} true) or rolls back the prepared {@code name}. */
+  abstract String finishSql(String name, boolean commit);
+
+  /** The query that lists the prepared transactions, one a row. */
+  abstract String listSql();
+
+  /**
+   * The transaction name of a row of {@link #listSql()}, or null for a transaction that is not
+   * this participant's. Default: the first column.
+   */
+  String listedName(ResultSet row) throws SQLException {
+    return row.getString(1);
+  }
+
+  /**
    * A new branch on a connection of its own. If starting fails (an {@link Error} too), the
    * connection is aborted, so that a pool never hands out a session in an unknown state.
    */
-  final Branch begin(BranchStart start) throws SQLException {
+  @Override
+  public final Branch begin(String name) throws SQLException {
+    requireName(name);
     Connection c = dataSource.getConnection();
     boolean ok = false;
     try {
-      Branch branch = start.start(c, c.getAutoCommit());
+      boolean autoCommitBefore = c.getAutoCommit();
+      start(c, name);
+      Branch branch = new SqlBranch(this, name, c, autoCommitBefore, !c.getAutoCommit());
       ok = true;
       return branch;
     } finally {
@@ -48,27 +81,32 @@ abstract class SqlDialect implements Dialect {
     }
   }
 
-  /**
-   * Finishes the prepared transaction {@code name} from a new session: {@code command} is the
-   * statement's start, the name follows.
-   */
-  final Resolution finish(String command, String name) throws SQLException {
+  @Override
+  final <T> T onNewSession(SessionWork<Connection, T> work) throws SQLException {
     try (Connection c = autoCommitConnection()) {
-      return finishOn(c, command, name);
+      return work.run(c);
     }
   }
 
-  /** Runs {@code command} for {@code name} on {@code c}, and says what the database proved. */
-  abstract Resolution finishOn(Connection c, String command, String name) throws SQLException;
-
-  /** The names of the prepared transactions the database lists, read on {@code c}. */
-  abstract List<String> listPrepared(Connection c) throws SQLException;
+  @Override
+  final void runFinish(Connection c, String name, boolean commit) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(finishSql(name, commit));
+    }
+  }
 
   @Override
-  public final List<String> preparedNames() throws SQLException {
-    try (Connection c = autoCommitConnection()) {
-      return listPrepared(c);
+  final List<String> listPrepared(Connection c) throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(listSql())) {
+      while (rs.next()) {
+        String name = listedName(rs);
+        if (name != null) {
+          names.add(name);
+        }
+      }
     }
+    return names;
   }
 
   @Override

@@ -6,6 +6,7 @@ import dev.twophase.jdbc.JdbcPoints;
 import dev.twophase.CommitOutcome;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.RetriableTwoPhaseException;
+import dev.twophase.Scheduler;
 import dev.twophase.jdbc.JdbcTransaction;
 import dev.twophase.jdbc.internal.Dialect.Resolution;
 import java.sql.Connection;
@@ -44,7 +45,10 @@ public final class TransactionEngine implements AutoCloseable {
   private final MarkerTable markers;
   private final MarkerStore markerStore;
   private final FaultInjector faults;
+  private final AttachedBranchRetry retryWhileAttached;
   private final Map<String, Live> live = new ConcurrentHashMap<>();
+  /** Set by {@link #close()}: from then on nothing is begun, and no connection is handed out. */
+  private volatile boolean closed;
 
   /** One transaction of this process, from begin until it is finished and released. */
   private static final class Live {
@@ -65,12 +69,18 @@ public final class TransactionEngine implements AutoCloseable {
     }
   }
 
-  public TransactionEngine(String participant, Dialect dialect, MarkerTable markers, FaultInjector faults) {
+  /**
+   * @param scheduler waits out the pauses between retries of a transaction the database still
+   *     counts as attached to another session ({@link AttachedBranchRetry})
+   */
+  public TransactionEngine(String participant, Dialect dialect, MarkerTable markers, FaultInjector faults,
+      Scheduler scheduler) {
     this.participant = participant;
     this.dialect = dialect;
     this.markers = markers;
     this.markerStore = new MarkerStore(dialect, markers);
     this.faults = faults;
+    this.retryWhileAttached = new AttachedBranchRetry(scheduler);
   }
 
   public Dialect dialect() {
@@ -89,6 +99,7 @@ public final class TransactionEngine implements AutoCloseable {
   /** Begins the transaction {@code transactionName} on a new connection. */
   public JdbcTransaction begin(String prefix, String transactionName, long epoch, long checkpointId)
       throws SQLException {
+    requireOpen("begin transaction " + transactionName);
     String name = BranchNames.of(prefix, transactionName, dialect.maxNameBytes());
     Branch branch = dialect.begin(name);
     Live l = new Live(branch,
@@ -116,14 +127,22 @@ public final class TransactionEngine implements AutoCloseable {
   }
 
   private Live require(JdbcTransaction t, String operation) {
+    requireOpen(operation + " of transaction " + t);
     Live l = live.get(t.name());
     if (l == null) {
-      throw new IllegalStateException(
+      throw new FatalTwoPhaseException(
           participant + ": cannot " + operation + " of transaction " + t + ": it is not open in "
-              + "this process (finished, or begun by another process). Read "
-              + "currentTransaction(participant) again after each checkpoint");
+              + "this participant (finished, begun by another participant, or by another process). "
+              + "Read currentTransaction(participant) again after each checkpoint");
     }
     return l;
+  }
+
+  private void requireOpen(String operation) {
+    if (closed) {
+      throw new FatalTwoPhaseException(participant + ": cannot " + operation + ": the participant "
+          + "was closed; build a new one for a new coordinator");
+    }
   }
 
   /**
@@ -182,7 +201,7 @@ public final class TransactionEngine implements AutoCloseable {
     }
     if (r == null) {
       try {
-        r = Detached.retry(() -> dialect.commitRecovered(t.name()));
+        r = retryWhileAttached.run(() -> dialect.commitRecovered(t.name()));
       } catch (SQLException e) {
         if (inSession != null) {
           e.addSuppressed(inSession);
@@ -223,7 +242,7 @@ public final class TransactionEngine implements AutoCloseable {
   }
 
   private void rollbackRecovered(JdbcTransaction t) throws SQLException {
-    Detached.retry(() -> dialect.rollbackRecovered(t.name()));
+    retryWhileAttached.run(() -> dialect.rollbackRecovered(t.name()));
   }
 
   /**
@@ -240,7 +259,7 @@ public final class TransactionEngine implements AutoCloseable {
       l.connection.expire("transaction " + t.name() + " was aborted");
       l.branch.release(); // an open transaction dies with its session; a prepared one stays
     }
-    Resolution r = Detached.retry(() -> dialect.rollbackRecovered(t.name()));
+    Resolution r = retryWhileAttached.run(() -> dialect.rollbackRecovered(t.name()));
     if (r == Resolution.DONE) {
       return AbortOutcome.ABORTED;
     }
@@ -257,7 +276,7 @@ public final class TransactionEngine implements AutoCloseable {
     for (String name : dialect.preparedNames()) {
       if (!handled.contains(name) && !live.containsKey(name)
           && BranchNames.isOwn(name, prefix, isOwnTransactionName)) {
-        if (Detached.retry(() -> dialect.rollbackRecovered(name)) == Resolution.DONE) {
+        if (retryWhileAttached.run(() -> dialect.rollbackRecovered(name)) == Resolution.DONE) {
           rolledBack.add(name);
         }
       }
@@ -307,6 +326,7 @@ public final class TransactionEngine implements AutoCloseable {
    */
   @Override
   public void close() {
+    closed = true;
     for (Live l : List.copyOf(live.values())) {
       l.connection.expire("the participant was closed");
       try {

@@ -4,6 +4,7 @@ import dev.twophase.annotation.Internal;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -26,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * list, and only "not listed" proves that nothing is left to finish.
  */
 @Internal
-public final class XaDialect implements Dialect {
+public final class XaDialect extends DialectTemplate<XAResource> {
 
   private static final Logger LOG = LoggerFactory.getLogger(XaDialect.class);
   static final int MAX_GTRID_BYTES = Xid.MAXGTRIDSIZE;
@@ -77,6 +78,7 @@ public final class XaDialect implements Dialect {
 
   @Override
   public Branch begin(String name) throws SQLException {
+    requireName(name);
     Xid xid = xid(name);
     XAConnection xa = dataSource.getXAConnection();
     boolean ok = false;
@@ -97,57 +99,51 @@ public final class XaDialect implements Dialect {
   }
 
   @Override
-  public Resolution commitRecovered(String name) throws SQLException {
-    return finish(name, true);
-  }
-
-  @Override
-  public Resolution rollbackRecovered(String name) throws SQLException {
-    return finish(name, false);
-  }
-
-  private Resolution finish(String name, boolean commit) throws SQLException {
-    Xid xid = xid(name);
+  <T> T onNewSession(SessionWork<XAResource, T> work) throws SQLException {
     XAConnection xa = dataSource.getXAConnection();
     try {
-      return finishOn(xa.getXAResource(), xid, name, commit);
+      return work.run(xa.getXAResource());
     } finally {
       close(xa);
     }
   }
 
-  Resolution finishOn(XAResource resource, Xid xid, String name, boolean commit) throws SQLException {
+  @Override
+  void runFinish(XAResource resource, String name, boolean commit) throws SQLException {
     try {
-      if (!recover(resource).contains(name)) {
-        return Resolution.NOT_PREPARED;
-      }
       if (commit) {
-        resource.commit(xid, false);
+        resource.commit(xid(name), false);
       } else {
-        resource.rollback(xid);
+        resource.rollback(xid(name));
       }
-      return Resolution.DONE;
     } catch (XAException e) {
-      if (e.errorCode == XAException.XAER_NOTA) {
-        try {
-          if (recover(resource).contains(name)) {
-            throw new BranchStillAttachedException(
-                product + " lists XA transaction " + name + " as prepared but answers XAER_NOTA "
-                    + "to " + (commit ? "commit" : "rollback") + ": another session still holds it", e);
-          }
-        } catch (XAException again) {
-          e.addSuppressed(again);
-          throw XaErrors.toSql("XA recover after XAER_NOTA for " + name, e);
-        }
-        return Resolution.NOT_PREPARED;
-      }
       throw XaErrors.toSql("XA " + (commit ? "commit" : "rollback") + " of " + name, e);
     }
   }
 
-  static List<String> recover(XAResource resource) throws XAException {
+  @Override
+  boolean isUnknownTransaction(SQLException e) {
+    return e.getCause() instanceof XAException x && x.errorCode == XAException.XAER_NOTA;
+  }
+
+  /**
+   * Some drivers (H2's) silently ignore a rollback of an xid that their {@code recover} did not
+   * list, so every finish lists first.
+   */
+  @Override
+  boolean listsBeforeFinishing() {
+    return true;
+  }
+
+  @Override
+  List<String> listPrepared(XAResource resource) throws SQLException {
+    Xid[] xids;
+    try {
+      xids = resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
+    } catch (XAException e) {
+      throw XaErrors.toSql("XA recover", e);
+    }
     List<String> names = new ArrayList<>();
-    Xid[] xids = resource.recover(XAResource.TMSTARTRSCAN | XAResource.TMENDRSCAN);
     if (xids != null) {
       for (Xid x : xids) {
         if (x.getFormatId() == MariaDbDialect.FORMAT_ID
@@ -157,18 +153,6 @@ public final class XaDialect implements Dialect {
       }
     }
     return names;
-  }
-
-  @Override
-  public List<String> preparedNames() throws SQLException {
-    XAConnection xa = dataSource.getXAConnection();
-    try {
-      return recover(xa.getXAResource());
-    } catch (XAException e) {
-      throw XaErrors.toSql("XA recover", e);
-    } finally {
-      close(xa);
-    }
   }
 
   @Override
@@ -227,104 +211,56 @@ public final class XaDialect implements Dialect {
     }
   }
 
-  private final class XaBranch implements Branch {
-    private final String name;
+  /** A branch on an {@link XAConnection} of its own, closed for good at release. */
+  private final class XaBranch extends BranchTemplate {
     private final Xid xid;
     private final XAConnection xa;
     private final XAResource resource;
-    private final Connection connection;
-    private SqlBranch.State state = SqlBranch.State.ACTIVE;
 
     XaBranch(String name, Xid xid, XAConnection xa, XAResource resource, Connection connection) {
-      this.name = name;
+      super(product(), name, connection);
       this.xid = xid;
       this.xa = xa;
       this.resource = resource;
-      this.connection = connection;
     }
 
     @Override
-    public String name() {
-      return name;
-    }
-
-    @Override
-    public Connection connection() {
-      return connection;
-    }
-
-    @Override
-    public boolean isPrepared() {
-      return state == SqlBranch.State.PREPARED;
-    }
-
-    private void require(SqlBranch.State expected, String op) {
-      if (state != expected) {
-        throw new IllegalStateException(product() + " transaction " + name + " is " + state
-            + ", cannot " + op + " (expected " + expected + ")");
-      }
-    }
-
-    @Override
-    public void prepare(String lastStatement) throws SQLException {
-      require(SqlBranch.State.ACTIVE, "prepare");
-      try (java.sql.Statement s = connection.createStatement()) {
+    boolean prepareOnSession(String lastStatement) throws SQLException {
+      try (Statement s = connection.createStatement()) {
         s.execute(lastStatement);
       }
       try {
         resource.end(xid, XAResource.TMSUCCESS);
-        int vote = resource.prepare(xid);
-        if (vote == XAResource.XA_RDONLY) {
-          state = SqlBranch.State.FINISHED;
-          throw new SQLException(product() + " answered XA_RDONLY to the prepare of " + name
-              + ": it saw no write in the transaction (not even the marker row), so there is "
-              + "nothing to commit", "25000");
-        }
+        return resource.prepare(xid) != XAResource.XA_RDONLY;
       } catch (XAException e) {
         throw XaErrors.toSql("XA prepare of " + name, e);
       }
-      state = SqlBranch.State.PREPARED;
     }
 
     @Override
-    public Resolution commit() throws SQLException {
-      require(SqlBranch.State.PREPARED, "commit");
-      Resolution r = finishOn(resource, xid, name, true);
-      state = SqlBranch.State.FINISHED;
-      return r;
+    Resolution finishPrepared(boolean commit) throws SQLException {
+      return finishOn(resource, name, commit);
     }
 
     @Override
-    public Resolution rollback() throws SQLException {
-      if (state == SqlBranch.State.ACTIVE) {
-        try {
-          resource.end(xid, XAResource.TMFAIL);
-        } catch (XAException e) {
-          LOG.debug("XA end(TMFAIL) of {} failed; rolling back anyway", name, e);
-        }
-        try {
-          resource.rollback(xid);
-        } catch (XAException e) {
-          if (e.errorCode != XAException.XAER_NOTA && (e.errorCode < XAException.XA_RBBASE
-              || e.errorCode > XAException.XA_RBEND)) {
-            throw XaErrors.toSql("XA rollback of " + name, e);
-          }
-        }
-        state = SqlBranch.State.FINISHED;
-        return Resolution.DONE;
+    void rollbackActive() throws SQLException {
+      try {
+        resource.end(xid, XAResource.TMFAIL);
+      } catch (XAException e) {
+        LOG.debug("XA end(TMFAIL) of {} failed; rolling back anyway", name, e);
       }
-      require(SqlBranch.State.PREPARED, "roll back");
-      Resolution r = finishOn(resource, xid, name, false);
-      state = SqlBranch.State.FINISHED;
-      return r;
+      try {
+        resource.rollback(xid);
+      } catch (XAException e) {
+        if (e.errorCode != XAException.XAER_NOTA && (e.errorCode < XAException.XA_RBBASE
+            || e.errorCode > XAException.XA_RBEND)) {
+          throw XaErrors.toSql("XA rollback of " + name, e);
+        }
+      }
     }
 
     @Override
-    public void release() {
-      if (state == SqlBranch.State.RELEASED) {
-        return;
-      }
-      state = SqlBranch.State.RELEASED;
+    void closeSession(boolean reusable) {
       try {
         connection.close();
       } catch (SQLException | RuntimeException e) {

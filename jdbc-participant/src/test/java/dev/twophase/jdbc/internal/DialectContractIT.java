@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.jdbc.internal.Dialect.Resolution;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -216,10 +217,18 @@ abstract class DialectContractIT {
   @Test
   void aBranchRefusesStepsOutOfOrder() throws Exception {
     Branch b = dialect.begin(name(1));
-    assertThrows(IllegalStateException.class, b::commit);
-    b.rollback();
-    assertThrows(IllegalStateException.class, () -> b.prepare("SELECT 1"));
+    FatalTwoPhaseException early = assertThrows(FatalTwoPhaseException.class, b::commit);
+    assertTrue(early.getMessage().contains(name(1) + " is ACTIVE, so it cannot commit"), early.getMessage());
+    assertFalse(b.isPrepared());
+    assertEquals(Resolution.DONE, b.rollback(), "the refused commit left the branch as it was");
+    assertThrows(FatalTwoPhaseException.class, () -> b.prepare("SELECT 1"));
+    assertThrows(FatalTwoPhaseException.class, b::rollback);
     b.release();
     b.release(); // idempotent
+    FatalTwoPhaseException late = assertThrows(FatalTwoPhaseException.class, b::commit);
+    assertTrue(late.getMessage().contains("is RELEASED"), late.getMessage());
+    if (usesTrackedDataSource()) {
+      assertEquals(0, tracked.aborted(), "refused steps never touched the session: it went back to the pool");
+    }
   }
 }

@@ -109,6 +109,7 @@ public final class FileParticipant<IN>
 
   /** Transactions begun here and not yet pre-committed or aborted, by name. */
   private final Map<String, OpenTransaction<IN>> open = new ConcurrentHashMap<>();
+  private volatile boolean closed;
 
   private FileParticipant(Builder<IN> b, Path realBase) {
     this.base = realBase;
@@ -157,6 +158,7 @@ public final class FileParticipant<IN>
   /** Returns the handle that names the transaction and no parts; nothing is created on disk yet. */
   @Override
   public FileTransaction beginTransaction(TransactionContext<Void> context) {
+    ensureOpen("beginTransaction");
     String name = context.transactionName();
     FileTransaction handle = new FileTransaction(name, clock.millis(), List.of());
     if (open.putIfAbsent(name, new OpenTransaction<>(handle, settings)) != null) {
@@ -222,7 +224,16 @@ public final class FileParticipant<IN>
   /** Claims the context's transactions in the base directory, before recovery touches any of them. */
   @Override
   public void startRecovery(ParticipantContext context) throws IOException {
+    ensureOpen("startRecovery");
     claim(context);
+  }
+
+  /** Refuses a call after {@link #close()}: the participant's claims and buffers are gone. */
+  private void ensureOpen(String call) {
+    if (closed) {
+      throw new FatalTwoPhaseException(call + " on " + this + " after close(): a participant serves one coordinator "
+          + "(or sink task) and is closed with it; build a new participant for the next one");
+    }
   }
 
   @Override
@@ -253,6 +264,7 @@ public final class FileParticipant<IN>
 
   @Override
   public void close() {
+    closed = true;
     try {
       for (OpenTransaction<IN> t : open.values()) {
         t.discard();

@@ -96,6 +96,19 @@ class FileParticipantTest {
   }
 
   @Test
+  void aParticipantRefusesToBeginOrRecoverAfterClose() throws Exception {
+    FileParticipant<CharSequence> p = lines();
+    p.close();
+    FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class, () -> p.beginTransaction(context(0)));
+    assertTrue(e.getMessage().contains("beginTransaction on FileParticipant[" + base() + "] after close()"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("build a new participant"), e.getMessage());
+    assertThrows(FatalTwoPhaseException.class,
+        () -> p.startRecovery(TestContexts.participant(COORDINATOR, PARTICIPANT, EPOCH)));
+    assertEquals(List.of(), Dirs.allFiles(base()), "nothing created, nothing claimed");
+  }
+
+  @Test
   void suffixEndsBothNames() throws Exception {
     FileParticipant<CharSequence> p =
         FileParticipant.builder(base(), RecordEncoders.lines()).suffix(".txt").build();

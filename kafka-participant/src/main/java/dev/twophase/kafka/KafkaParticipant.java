@@ -3,6 +3,7 @@ package dev.twophase.kafka;
 import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FaultInjector;
 import dev.twophase.FencedException;
 import dev.twophase.Participant;
@@ -408,7 +409,8 @@ public final class KafkaParticipant<IN>
   private TransactionFinisher finisher() {
     synchronized (lifecycle) {
       if (closed && finisher == null) {
-        throw new IllegalStateException(name + " is closed");
+        throw new FatalTwoPhaseException(name + " is closed: a participant serves one coordinator (or sink task) and "
+            + "is closed with it; build a new participant for the next one");
       }
       if (finisher == null) {
         finisher = new TransactionFinisher(name, settings, resumer,

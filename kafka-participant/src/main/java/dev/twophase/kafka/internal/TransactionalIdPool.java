@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.annotation.Internal;
 import dev.twophase.kafka.TransactionalIdPoolExhaustedException;
 import java.time.Duration;
@@ -116,7 +117,7 @@ public final class TransactionalIdPool {
    *
    * @throws TransactionalIdPoolExhaustedException if none came free in time
    * @throws InterruptedException if interrupted while waiting; nothing is taken then
-   * @throws IllegalStateException after {@link #close()}
+   * @throws FatalTwoPhaseException after {@link #close()}
    */
   public String acquire(String holder) throws InterruptedException {
     lock.lockInterruptibly();
@@ -124,7 +125,8 @@ public final class TransactionalIdPool {
       long remaining = wait.toNanos();
       while (true) {
         if (closed) {
-          throw new IllegalStateException("the transactional id pool " + base + "* is closed");
+          throw new FatalTwoPhaseException("the transactional id pool " + base + "* is closed: its participant was "
+              + "closed; build a new participant for the next coordinator");
         }
         for (int i = 0; i < size; i++) {
           if (!held.containsKey(i)) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.kafka.TransactionalIdPoolExhaustedException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -125,7 +126,8 @@ class TransactionalIdPoolTest {
       Thread.sleep(100);
       p.close();
       Exception e = assertThrows(Exception.class, () -> second.get(10, TimeUnit.SECONDS));
-      assertTrue(e.getCause() instanceof IllegalStateException, e.toString());
+      assertTrue(e.getCause() instanceof FatalTwoPhaseException, e.toString());
+      assertTrue(e.getCause().getMessage().contains("is closed"), e.toString());
     } finally {
       other.shutdownNow();
     }

@@ -343,15 +343,16 @@ public final class FileParticipant<IN>
     }
 
     /**
-     * Ending of part file names, e.g. {@code ".jsonl"}; default none. At most 166 bytes (UTF-8),
-     * so that every part file name fits the 255 bytes file systems allow.
+     * Ending of part file names, e.g. {@code ".jsonl"}; default none. A part file name holds at
+     * most 255 bytes: a transaction name too long for it beside the suffix is shortened
+     * ({@link dev.twophase.TransactionNames#shorten}, at most 61 characters), so a suffix of up to
+     * 166 bytes (UTF-8) fits every name.
      */
     public Builder<IN> suffix(String suffix) {
       Objects.requireNonNull(suffix, "suffix");
       if (suffix.contains("/") || suffix.contains("\\") || suffix.contains("..") || suffix.contains("\0")) {
         throw new IllegalArgumentException("suffix must be a plain file name ending, was '" + suffix + "'");
       }
-      FileNames.maxTransactionChars(suffix);
       this.suffix = suffix;
       return this;
     }

@@ -688,6 +688,17 @@ class FileParticipantTest {
     assertEquals(CommitOutcome.COMMITTED, after.commit(committed));
   }
 
+  @Test
+  void aSuffixThatLeavesNoRoomForANameIsNamedWhenANameDoesNotFit() throws Exception {
+    String suffix = "s".repeat(200);
+    FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines()).suffix(suffix).build();
+    FileTransaction fits = p.beginTransaction(context(0));
+    assertEquals(txnName(0), fits.name(), "a short name fits beside a long suffix");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> p.beginTransaction(TestContexts.transaction("c".repeat(60), PARTICIPANT, 1234567, 1, 1234567)));
+    assertTrue(e.getMessage().contains("suffix '" + suffix + "'"), e.getMessage());
+  }
+
   // ------------------------------------------------------------------ builder
 
   @Test
@@ -705,9 +716,8 @@ class FileParticipantTest {
     assertTrue(String.valueOf(npe.getMessage()).contains("suffix"), npe.getMessage());
     npe = assertThrows(NullPointerException.class, () -> FileParticipant.builder(base(), null));
     assertTrue(String.valueOf(npe.getMessage()).contains("encoder"), npe.getMessage());
-    assertMessage("suffix", () -> b.suffix("x".repeat(167)));
     // The accepted edge values.
-    b.maxPartBytes(1).maxPartRecords(1).bufferBytes(512).suffix(".csv.gz").suffix("x".repeat(166));
+    b.maxPartBytes(1).maxPartRecords(1).bufferBytes(512).suffix(".csv.gz");
   }
 
   @Test

@@ -18,7 +18,7 @@ import java.nio.file.Path;
 public final class FileNames {
 
   /** The longest file name the common file systems allow (ext4, XFS, btrfs, ZFS, APFS), in bytes. */
-  static final int MAX_FILE_NAME_BYTES = 255;
+  private static final int MAX_FILE_NAME_BYTES = 255;
   /** The most digits a part index has (an {@code int}). */
   private static final int MAX_INDEX_DIGITS = 10;
 
@@ -29,40 +29,36 @@ public final class FileNames {
   private final String suffix;
   private final int maxTransactionChars;
 
-  /**
-   * @throws IllegalArgumentException if {@code suffix} is so long that no transaction name would
-   *     fit into a part file's name, even shortened
-   */
   public FileNames(String suffix) {
     this.suffix = suffix;
-    this.maxTransactionChars = maxTransactionChars(suffix);
-  }
-
-  /**
-   * What a part file's name leaves for the transaction name with {@code suffix}.
-   *
-   * @throws IllegalArgumentException if that is too little for a shortened name
-   */
-  public static int maxTransactionChars(String suffix) {
-    int max = MAX_FILE_NAME_BYTES - IN_PROGRESS_PREFIX.length() - 1 - MAX_INDEX_DIGITS
+    this.maxTransactionChars = MAX_FILE_NAME_BYTES - IN_PROGRESS_PREFIX.length() - 1 - MAX_INDEX_DIGITS
         - suffix.getBytes(StandardCharsets.UTF_8).length - IN_PROGRESS_SUFFIX.length();
-    int shortest = TransactionNames.SHORT_PREFIX_LENGTH + 2 * 19 + 1;
-    if (max < shortest) {
-      throw new IllegalArgumentException("suffix '" + suffix + "' is too long: a part file's name "
-          + "holds at most " + MAX_FILE_NAME_BYTES + " bytes and needs " + shortest
-          + " of them for the transaction's name, so the suffix may have at most "
-          + (MAX_FILE_NAME_BYTES - IN_PROGRESS_PREFIX.length() - 1 - MAX_INDEX_DIGITS
-              - IN_PROGRESS_SUFFIX.length() - shortest) + " bytes (UTF-8)");
-    }
-    return max;
   }
 
   /**
    * The name part files carry for the transaction {@code transactionName} of {@code prefix}: the
-   * name itself when every part file name fits 255 bytes with it, else its shortened form.
+   * name itself when every part file name (any index) fits 255 bytes with it, else its shortened
+   * form.
+   *
+   * @throws IllegalArgumentException if a name too long is not one {@link TransactionNames#shorten}
+   *     can shorten (one an engine made outside the coordinator's scheme), or the suffix leaves
+   *     too little room even for a shortened name
    */
   public String transactionName(String prefix, String transactionName) {
-    return TransactionNames.shorten(prefix, transactionName, maxTransactionChars);
+    return transactionName.length() <= maxTransactionChars
+        ? transactionName
+        : shorten(prefix, transactionName);
+  }
+
+  private String shorten(String prefix, String transactionName) {
+    try {
+      return TransactionNames.shorten(prefix, transactionName, maxTransactionChars);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("the part files of transaction " + transactionName
+          + " would have names over " + MAX_FILE_NAME_BYTES + " bytes with suffix '" + suffix
+          + "', and the name cannot be shortened to fit (" + e.getMessage() + "): use a shorter "
+          + "suffix, or shorter coordinator and participant names", e);
+    }
   }
 
   public String finalName(String transaction, int index) {

@@ -51,7 +51,7 @@ public interface RecoveryContext<TXN, CONTEXT> extends ParticipantContext {
    * {@link #isOwnTransactionName}, not this.
    *
    * @param nameOf the name of a handled transaction in the resource
-   * @return true for the names to abort; thread-safe, and usable after recovery
+   * @return a test that is true for the names to abort; thread-safe, and usable after recovery
    */
   default Predicate<String> leftovers(Function<? super TXN, String> nameOf) {
     UnaryOperator<String> full = TransactionNames.unshortener(transactionNamePrefix());

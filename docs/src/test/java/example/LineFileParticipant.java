@@ -22,10 +22,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /** Writes lines into one file per transaction; commit renames it to its final name. */
 public final class LineFileParticipant
@@ -152,15 +151,15 @@ public final class LineFileParticipant
 
   @Override
   public void finishRecoveringContext(RecoveryContext<Handle, Void> context) throws IOException {
-    Set<String> handled = new HashSet<>();
-    context.handledTransactions().forEach(h -> handled.add(h.name()));
     // In-progress files of this coordinator's participant that the log does not name were begun
-    // after the last durable record: leftovers. Other coordinators' files are left alone.
+    // after the last durable record: the context calls them leftovers. Other coordinators' files,
+    // and the handled transactions' (named by Handle::name), are left alone.
+    Predicate<String> leftover = context.leftovers(Handle::name);
     try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory, "*.inprogress")) {
       for (Path file : stream) {
         String fileName = file.getFileName().toString();
         String name = fileName.substring(0, fileName.length() - ".inprogress".length());
-        if (context.isOwnTransactionName(name) && !handled.contains(name)) {
+        if (leftover.test(name)) {
           Files.deleteIfExists(file);
         }
       }

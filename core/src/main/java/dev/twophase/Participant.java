@@ -176,9 +176,10 @@ public interface Participant<TXN, CONTEXT> extends AutoCloseable {
   /**
    * Called once per start, after every recovered handle was committed or aborted and before the
    * first new transaction begins. This is where a participant finds and aborts transactions the
-   * log cannot know about (begun after the last durable record), using its naming scheme and
-   * {@link RecoveryContext#isOwnTransactionName(String)}, and leaving the handles in
-   * {@link RecoveryContext#handledTransactions()} and other coordinators' resources alone.
+   * log cannot know about (begun after the last durable record): it lists what its resource holds
+   * in progress and aborts each name {@link RecoveryContext#leftovers} accepts, which leaves the
+   * handles in {@link RecoveryContext#handledTransactions()} and other coordinators' resources
+   * alone.
    */
   default void finishRecoveringContext(RecoveryContext<TXN, CONTEXT> context) throws Exception {}
 

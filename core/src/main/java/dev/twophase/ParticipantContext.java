@@ -33,9 +33,12 @@ public interface ParticipantContext {
 
   /**
    * Whether {@code name} is a transaction name of this coordinator's participant on this log, from
-   * any incarnation: {@link #transactionNamePrefix()} followed by {@code <epoch>-<sequence>}. This
-   * is the test a participant applies on start-up to find its leftovers without touching those of
-   * other coordinators, participants or logs sharing the resource.
+   * any incarnation: {@link #transactionNamePrefix()} followed by {@code <epoch>-<sequence>}. It
+   * tests a name as the coordinator made it; on start-up a participant finds its leftovers with
+   * {@link RecoveryContext#leftovers}, which applies this test (also to names
+   * {@link TransactionNames#shorten shortened} for a resource) without touching those of other
+   * coordinators, participants or logs sharing the resource. An engine that may abort only some of
+   * a participant's names overrides this in its recovery context.
    */
   default boolean isOwnTransactionName(String name) {
     return TransactionNames.isOwn(transactionNamePrefix(), name);

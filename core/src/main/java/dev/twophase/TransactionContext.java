@@ -24,8 +24,8 @@ public interface TransactionContext<CONTEXT> extends ParticipantContext {
    * A name unique across the coordinator's restarts and across state logs, made only of
    * {@code [A-Za-z0-9._-]}: {@link #transactionNamePrefix()} followed by
    * {@code <ownerEpoch>-<sequence>}. Derive resource names from it (a file name, a Kafka
-   * transactional id, an XA global id, shortened with a hash if the resource has a small limit) so
-   * that {@link #isOwnTransactionName(String)} finds leftovers after a crash.
+   * transactional id, an XA global id, fitted by {@link TransactionNames#shorten} if the resource
+   * has a smaller limit) so that {@link RecoveryContext#leftovers} finds leftovers after a crash.
    */
   default String transactionName() {
     return TransactionNames.name(transactionNamePrefix(), ownerEpoch(), sequence());

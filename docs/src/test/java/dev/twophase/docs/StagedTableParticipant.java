@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import javax.sql.DataSource;
 
 /**
@@ -195,8 +196,7 @@ public final class StagedTableParticipant
 
   @Override
   public void finishRecoveringContext(RecoveryContext<Txn, Void> context) throws SQLException {
-    Set<String> handled = new HashSet<>();
-    context.handledTransactions().forEach(t -> handled.add(t.name()));
+    Predicate<String> leftover = context.leftovers(Txn::name);
     Set<String> lingering = new HashSet<>();
     try (Connection c = dataSource.getConnection();
         PreparedStatement q = c.prepareStatement(
@@ -206,7 +206,7 @@ public final class StagedTableParticipant
         while (rs.next()) {
           String name = rs.getString(1);
           // Only this coordinator's participant's names, never another's rows.
-          if (context.isOwnTransactionName(name) && !handled.contains(name) && !open.containsKey(name)) {
+          if (leftover.test(name) && !open.containsKey(name)) {
             lingering.add(name);
           }
         }

@@ -28,12 +28,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,9 +55,10 @@ import org.slf4j.LoggerFactory;
  *       and fsyncs the directories. Repeated, it finds the final names and reports
  *       {@code ALREADY_COMMITTED}; a part with neither name is {@code LOST}.
  *   <li>{@code abort} deletes the in-progress parts; final files are never touched.
- *   <li>On start-up it deletes the in-progress parts of this coordinator's and this participant's
- *       transactions that the coordinator did not hand it (begun after the last durable record),
- *       and leaves other coordinators' and participants' files in the same directories alone.
+ *   <li>On start-up it deletes the in-progress parts of the transactions the recovery context
+ *       calls leftovers ({@link RecoveryContext#leftovers}: this coordinator's and this
+ *       participant's, and not handed to it, so begun after the last durable record), and leaves
+ *       other coordinators' and participants' files in the same directories alone.
  * </ul>
  *
  * <p><b>Handles.</b> {@link FileTransaction} is an immutable value. The one
@@ -159,7 +159,7 @@ public final class FileParticipant<IN>
   @Override
   public FileTransaction beginTransaction(TransactionContext<Void> context) {
     ensureOpen("beginTransaction");
-    String name = context.transactionName();
+    String name = names.transactionName(context.transactionNamePrefix(), context.transactionName());
     FileTransaction handle = new FileTransaction(name, clock.millis(), List.of());
     if (open.putIfAbsent(name, new OpenTransaction<>(handle, settings)) != null) {
       throw new FatalTwoPhaseException("transaction " + name + " is already open in this participant");
@@ -239,10 +239,8 @@ public final class FileParticipant<IN>
   @Override
   public void finishRecoveringContext(RecoveryContext<FileTransaction, Void> context) throws IOException {
     claim(context); // an engine that does not call startRecovery: still before any leftover is deleted
-    Set<String> handled = new HashSet<>();
-    context.handledTransactions().forEach(t -> handled.add(t.name()));
-    int deleted = sweeper.deleteInProgress(
-        name -> context.isOwnTransactionName(name) && !handled.contains(name) && !open.containsKey(name),
+    Predicate<String> leftover = context.leftovers(FileTransaction::name);
+    int deleted = sweeper.deleteInProgress(name -> !open.containsKey(name) && leftover.test(name),
         FilePoints.CLEANUP_AFTER_DELETE);
     if (deleted > 0) {
       LOG.info("{}: deleted {} in-progress part file(s) of transactions begun after the last "
@@ -356,7 +354,12 @@ public final class FileParticipant<IN>
       return this;
     }
 
-    /** Ending of part file names, e.g. {@code ".jsonl"}; default none. */
+    /**
+     * Ending of part file names, e.g. {@code ".jsonl"}; default none. A part file name holds at
+     * most 255 bytes: a transaction name too long for it beside the suffix is shortened
+     * ({@link dev.twophase.TransactionNames#shorten}, at most 61 characters), so a suffix of up to
+     * 166 bytes (UTF-8) fits every name.
+     */
     public Builder<IN> suffix(String suffix) {
       Objects.requireNonNull(suffix, "suffix");
       if (suffix.contains("/") || suffix.contains("\\") || suffix.contains("..") || suffix.contains("\0")) {

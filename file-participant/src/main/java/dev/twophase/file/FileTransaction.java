@@ -6,8 +6,10 @@ import java.util.Objects;
 
 /**
  * The handle of one file transaction: its name (the coordinator's
- * {@link dev.twophase.TransactionContext#transactionName()}), when it was begun, and the part files
- * it wrote. An immutable value, equal by value.
+ * {@link dev.twophase.TransactionContext#transactionName()}, or its
+ * {@link dev.twophase.TransactionNames#shorten shortened} form if the part file names would
+ * otherwise exceed 255 bytes), when it was begun, and the part files it wrote. An immutable value,
+ * equal by value.
  *
  * <p>The handle {@link FileParticipant#beginTransaction beginTransaction} returns names no parts
  * (the coordinator logs it before the transaction's first record, so that recovery can abort it);

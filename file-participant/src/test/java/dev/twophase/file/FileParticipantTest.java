@@ -662,6 +662,56 @@ class FileParticipantTest {
         "without the handle, the formerly handled transaction is a leftover too");
   }
 
+  /**
+   * A transaction name too long for a part file's name is shortened by core's rule; the recovery
+   * context still takes it for this participant's, and so does it a name in full from before the
+   * rule applied (a long name whose files fitted 255 bytes with a one-digit index).
+   */
+  @Test
+  void aNameTooLongForAFileIsShortenedAndBothFormsAreSweptAsOwn() throws Exception {
+    String id = "x".repeat(100);
+    String participant = "y".repeat(100);
+    String log = "z".repeat(100);
+    long epoch = Long.MAX_VALUE - 1;
+    FileParticipant<CharSequence> before = FileParticipant.builder(base(), RecordEncoders.lines()).suffix(".txt").build();
+    FileTransaction handled = before.beginTransaction(TestContexts.transaction(id, participant, log, epoch, 1, Long.MAX_VALUE - 2, null));
+    FileTransaction lost = before.beginTransaction(TestContexts.transaction(id, participant, log, epoch, 2, Long.MAX_VALUE - 1, null));
+    W.write(before, handled, "handled");
+    W.write(before, lost, "lost");
+    assertTrue(handled.name().startsWith("~"), handled.name());
+    String prefix = TestContexts.transaction(id, participant, log, epoch, 1, 0, null).transactionNamePrefix();
+    String inFull = prefix + "1234567890123456789-123456789012345"; // 230 characters, longer than the rule's limit
+    assertEquals(230, inFull.length());
+    Files.writeString(base().resolve(".part-" + inFull + "-0.txt.inprogress"), "written before the rule applied");
+    String otherPrefix = TestContexts.transaction(id + "2", participant, log, epoch, 1, 0, null).transactionNamePrefix();
+    String others = dev.twophase.TransactionNames.shorten(otherPrefix, otherPrefix + "1-1", 64);
+    Files.writeString(base().resolve(".part-" + others + "-0.txt.inprogress"), "another coordinator's");
+    for (String file : Dirs.inProgress(base())) {
+      assertTrue(file.getBytes(StandardCharsets.UTF_8).length <= 255, file);
+    }
+    before.close();
+
+    FileParticipant<CharSequence> after = FileParticipant.builder(base(), RecordEncoders.lines()).suffix(".txt").build();
+    after.finishRecoveringContext(TestContexts.recovery(id, participant, log, epoch + 1,
+        List.of(roundTrip(after.transactionCodec(), handled)), null, 1));
+    assertEquals(List.of(".part-" + handled.name() + "-0.txt.inprogress", ".part-" + others + "-0.txt.inprogress")
+        .stream().sorted().toList(), Dirs.inProgress(base()));
+    FileTransaction committed = after.preCommit(after.beginTransaction(
+        TestContexts.transaction(id, participant, log, epoch + 1, 3, Long.MAX_VALUE, null)));
+    assertEquals(CommitOutcome.COMMITTED, after.commit(committed));
+  }
+
+  @Test
+  void aSuffixThatLeavesNoRoomForANameIsNamedWhenANameDoesNotFit() throws Exception {
+    String suffix = "s".repeat(200);
+    FileParticipant<CharSequence> p = FileParticipant.builder(base(), RecordEncoders.lines()).suffix(suffix).build();
+    FileTransaction fits = p.beginTransaction(context(0));
+    assertEquals(txnName(0), fits.name(), "a short name fits beside a long suffix");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> p.beginTransaction(TestContexts.transaction("c".repeat(60), PARTICIPANT, 1234567, 1, 1234567)));
+    assertTrue(e.getMessage().contains("suffix '" + suffix + "'"), e.getMessage());
+  }
+
   // ------------------------------------------------------------------ builder
 
   @Test

@@ -18,11 +18,9 @@ import dev.twophase.jdbc.internal.TransactionEngine;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -206,12 +204,7 @@ public final class JdbcParticipant<IN>
   @Override
   public void finishRecoveringContext(RecoveryContext<JdbcTransaction, Void> context) throws Exception {
     claim(context); // an engine that does not call startRecovery: still before any rollback
-    Set<String> handled = new HashSet<>();
-    for (JdbcTransaction t : context.handledTransactions()) {
-      handled.add(t.name());
-    }
-    List<String> rolledBack = engine.rollBackLeftovers(
-        context.transactionNamePrefix(), context::isOwnTransactionName, handled);
+    List<String> rolledBack = engine.rollBackLeftovers(context.leftovers(JdbcTransaction::name));
     if (!rolledBack.isEmpty()) {
       LOG.info("{}: rolled back {} prepared transaction(s) of earlier runs that no decision "
           + "covers: {}", database(), rolledBack.size(), rolledBack);

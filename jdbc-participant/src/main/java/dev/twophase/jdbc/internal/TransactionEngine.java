@@ -267,15 +267,13 @@ public final class TransactionEngine implements AutoCloseable {
   }
 
   /**
-   * Rolls back every prepared transaction of this participant ({@code isOwn}) that is not among
-   * {@code handled}; returns their names.
+   * Rolls back every prepared transaction the recovery context calls a leftover
+   * ({@code RecoveryContext.leftovers}) and that is not live in this process; returns their names.
    */
-  public List<String> rollBackLeftovers(String prefix, Predicate<String> isOwnTransactionName,
-      Collection<String> handled) throws SQLException {
+  public List<String> rollBackLeftovers(Predicate<String> leftover) throws SQLException {
     List<String> rolledBack = new ArrayList<>();
     for (String name : dialect.preparedNames()) {
-      if (!handled.contains(name) && !live.containsKey(name)
-          && BranchNames.isOwn(name, prefix, isOwnTransactionName)) {
+      if (!live.containsKey(name) && leftover.test(name)) {
         if (retryWhileAttached.run(() -> dialect.rollbackRecovered(name)) == Resolution.DONE) {
           rolledBack.add(name);
         }

@@ -2,85 +2,78 @@ package dev.twophase.jdbc.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.twophase.ParticipantContext;
+import dev.twophase.RecoveryContext;
+import dev.twophase.TransactionNames;
+import dev.twophase.jdbc.JdbcTransaction;
 import dev.twophase.testing.TestContexts;
+import java.util.List;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
+/** The database's names: core's shortening rule at the database's limit, and its SQL safety. */
 class BranchNamesTest {
 
-  /** A context as the coordinator makes them, for its own-name test. */
-  private static ParticipantContext context(String coordinatorId, String participant) {
-    return TestContexts.participant(coordinatorId, participant, 1);
-  }
-
-  private static String name(ParticipantContext c, long epoch, long sequence) {
-    return c.transactionNamePrefix() + epoch + "-" + sequence;
-  }
+  private static final int XA_GTRID = 64;
 
   @Test
   void aNameThatFitsIsUsedAsItIs() {
-    ParticipantContext c = context("orders", "db");
-    String n = name(c, 3, 17);
-    assertEquals(n, BranchNames.of(c.transactionNamePrefix(), n, 64));
-    assertTrue(BranchNames.isOwn(n, c.transactionNamePrefix(), c::isOwnTransactionName));
+    String prefix = TransactionNames.prefix("orders", "db", TestContexts.LOG_ID);
+    String n = TransactionNames.name(prefix, 3, 17);
+    assertEquals(n, BranchNames.of(prefix, n, XA_GTRID));
   }
 
+  /** Prepared transactions an earlier release left in the database keep their names. */
   @Test
-  void aLongNameIsShortenedWithinTheLimitAndStaysOwnAndDistinct() {
-    ParticipantContext c = context("a-very-long-coordinator-id-" + "x".repeat(60), "database");
-    String prefix = c.transactionNamePrefix();
-    String longest = name(c, Long.MAX_VALUE, Long.MAX_VALUE);
-    String shortened = BranchNames.of(prefix, longest, 64);
-    assertTrue(shortened.length() <= 64, shortened + " has " + shortened.length());
-    assertTrue(shortened.startsWith("~"), shortened);
-    assertTrue(BranchNames.isOwn(shortened, prefix, c::isOwnTransactionName));
-    assertNotEquals(BranchNames.of(prefix, name(c, 1, 2), 64), BranchNames.of(prefix, name(c, 1, 3), 64));
-    assertNotEquals(BranchNames.of(prefix, name(c, 1, 23), 64), BranchNames.of(prefix, name(c, 12, 3), 64));
-    assertEquals(shortened, BranchNames.of(prefix, longest, 64), "deterministic");
+  void aLongNameIsShortenedAsEarlierReleasesDid() {
+    String prefix = TransactionNames.prefix("c".repeat(40), "sink", "log0");
+    String longest = TransactionNames.name(prefix, Long.MAX_VALUE, Long.MAX_VALUE);
+    assertEquals("~xfz33gdougnt2fddmvar~9223372036854775807-9223372036854775807",
+        BranchNames.of(prefix, longest, XA_GTRID));
   }
 
+  /** What finishRecoveringContext rolls back: the context's leftovers, in the database's names. */
   @Test
-  void othersNamesAreNeverOwn() {
-    ParticipantContext mine = context("app" + "y".repeat(70), "db");
-    ParticipantContext longerId = context("app" + "y".repeat(70) + "2", "db");
-    ParticipantContext sibling = context("app" + "y".repeat(70), "db2");
-    String p = mine.transactionNamePrefix();
-    Predicate<String> own = mine::isOwnTransactionName;
-    for (ParticipantContext other : new ParticipantContext[] {longerId, sibling}) {
-      String theirs = name(other, 1, 1);
-      assertFalse(BranchNames.isOwn(theirs, p, own), theirs);
-      assertFalse(BranchNames.isOwn(BranchNames.of(other.transactionNamePrefix(), theirs, 64), p, own));
+  void theContextTakesTheDatabasesNamesForItsOwnAndNoOneElses() {
+    String id = "app" + "y".repeat(70);
+    String prefix = TransactionNames.prefix(id, "db", TestContexts.LOG_ID);
+    JdbcTransaction handled = JdbcTransaction.begun(
+        BranchNames.of(prefix, TransactionNames.name(prefix, 1, 1), XA_GTRID));
+    RecoveryContext<JdbcTransaction, Void> context = TestContexts.recovery(id, "db", 2, List.of(handled), 1);
+    Predicate<String> leftover = context.leftovers(JdbcTransaction::name);
+    assertTrue(handled.name().startsWith("~"), handled.name());
+    assertFalse(leftover.test(handled.name()));
+    assertTrue(leftover.test(BranchNames.of(prefix, TransactionNames.name(prefix, 1, 2), XA_GTRID)));
+    for (String[] other : new String[][] {{id + "2", "db"}, {id, "db2"}}) {
+      String theirPrefix = TransactionNames.prefix(other[0], other[1], TestContexts.LOG_ID);
+      String theirs = TransactionNames.name(theirPrefix, 1, 2);
+      assertFalse(leftover.test(theirs), theirs);
+      assertFalse(leftover.test(BranchNames.of(theirPrefix, theirs, XA_GTRID)), theirs);
     }
-    String shortPrefix = BranchNames.shortPrefix(p);
-    assertFalse(BranchNames.isOwn(shortPrefix + "1-1-extra", p, own), "the suffix must be exact");
-    assertFalse(BranchNames.isOwn(shortPrefix + "x", p, own));
-    assertFalse(BranchNames.isOwn("", p, own));
-    assertFalse(BranchNames.isOwn(null, p, own));
-    assertTrue(BranchNames.isOwn(shortPrefix + "7-8", p, own));
   }
 
   @Test
   void badInputIsRefusedWithTheReason() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> BranchNames.of("p-", "q-1-1", 64));
+        () -> BranchNames.of("p-", "q-1-1", XA_GTRID));
     assertTrue(e.getMessage().contains("does not start with its prefix"), e.getMessage());
-    e = assertThrows(IllegalArgumentException.class, () -> BranchNames.of("p-", "p-1'; DROP", 64));
+    e = assertThrows(IllegalArgumentException.class, () -> BranchNames.of("p-", "p-1'; DROP", XA_GTRID));
     assertTrue(e.getMessage().contains("characters"), e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
-        () -> BranchNames.of("p".repeat(80) + "-", "p".repeat(80) + "-" + "1".repeat(60), 64));
+        () -> BranchNames.of("p".repeat(80) + "-", "p".repeat(80) + "-" + "1".repeat(60), XA_GTRID));
     assertTrue(e.getMessage().contains("even when shortened"), e.getMessage());
     assertThrows(IllegalArgumentException.class, () -> BranchNames.requireSafe("a'b"));
+    BranchNames.requireSafe("~abc~1-2");
   }
 
   @Test
   void theOwnerColumnHoldsThePrefixOrItsShortForm() {
     assertEquals("app-db-", BranchNames.owner("app-db-", 200));
     String longPrefix = "a".repeat(250) + "-db-";
-    assertEquals(BranchNames.shortPrefix(longPrefix), BranchNames.owner(longPrefix, 200));
+    String shortForm = BranchNames.owner(longPrefix, 200);
+    assertTrue(shortForm.matches("~[a-z2-7]{20}~"), shortForm);
+    assertEquals(BranchNames.of(longPrefix, longPrefix + "1-1", 64), shortForm + "1-1");
   }
 }

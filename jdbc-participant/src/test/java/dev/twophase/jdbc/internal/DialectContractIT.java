@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.TransactionNames;
 import dev.twophase.jdbc.internal.Dialect.Resolution;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -189,7 +190,7 @@ abstract class DialectContractIT {
     insertRow(b.connection(), "dialect-" + run + "-long");
     b.prepare(markers.insertSql(name, "o", 1));
     assertTrue(listed(name), "listed as " + dialect.preparedNames());
-    assertTrue(BranchNames.isOwn(name, prefix, n -> n.equals(prefix + "123456789-987654321")));
+    assertEquals(prefix + "123456789-987654321", TransactionNames.unshorten(prefix, name));
     b.release();
     assertEquals(Resolution.DONE, dialect.commitRecovered(name));
     assertEquals(List.of("dialect-" + run + "-long"), visibleRows());

@@ -20,6 +20,42 @@ public final class Contexts {
 
   private Contexts() {}
 
+  /** A context that extends a {@link Participant} context: what that one says, it says. */
+  private interface OfParticipant extends ParticipantContext {
+
+    Participant participant();
+
+    @Override
+    default String coordinatorId() {
+      return participant().coordinatorId();
+    }
+
+    @Override
+    default String participantName() {
+      return participant().participantName();
+    }
+
+    @Override
+    default String transactionNamePrefix() {
+      return participant().transactionNamePrefix();
+    }
+
+    @Override
+    default long ownerEpoch() {
+      return participant().ownerEpoch();
+    }
+
+    @Override
+    default int maxPendingCheckpoints() {
+      return participant().maxPendingCheckpoints();
+    }
+
+    @Override
+    default Optional<Duration> checkpointInterval() {
+      return participant().checkpointInterval();
+    }
+  }
+
   /** Given to {@code initializeUserContext}, {@code startRecovery} and retirement listeners. */
   public record Participant(
       String coordinatorId,
@@ -50,41 +86,11 @@ public final class Contexts {
       long checkpointId,
       long sequence,
       Optional<C> userContext)
-      implements TransactionContext<C> {
+      implements TransactionContext<C>, OfParticipant {
 
     public Transaction {
       Objects.requireNonNull(participant, "participant");
       Objects.requireNonNull(userContext, "userContext");
-    }
-
-    @Override
-    public String coordinatorId() {
-      return participant.coordinatorId();
-    }
-
-    @Override
-    public String participantName() {
-      return participant.participantName();
-    }
-
-    @Override
-    public String transactionNamePrefix() {
-      return participant.transactionNamePrefix();
-    }
-
-    @Override
-    public long ownerEpoch() {
-      return participant.ownerEpoch();
-    }
-
-    @Override
-    public int maxPendingCheckpoints() {
-      return participant.maxPendingCheckpoints();
-    }
-
-    @Override
-    public Optional<Duration> checkpointInterval() {
-      return participant.checkpointInterval();
     }
   }
 
@@ -100,42 +106,12 @@ public final class Contexts {
       Optional<C> userContext,
       long lastCheckpointId,
       Predicate<String> ownNames)
-      implements RecoveryContext<T, C> {
+      implements RecoveryContext<T, C>, OfParticipant {
 
     public Recovery {
       Objects.requireNonNull(participant, "participant");
       handledTransactions = List.copyOf(handledTransactions);
       Objects.requireNonNull(userContext, "userContext");
-    }
-
-    @Override
-    public String coordinatorId() {
-      return participant.coordinatorId();
-    }
-
-    @Override
-    public String participantName() {
-      return participant.participantName();
-    }
-
-    @Override
-    public String transactionNamePrefix() {
-      return participant.transactionNamePrefix();
-    }
-
-    @Override
-    public long ownerEpoch() {
-      return participant.ownerEpoch();
-    }
-
-    @Override
-    public int maxPendingCheckpoints() {
-      return participant.maxPendingCheckpoints();
-    }
-
-    @Override
-    public Optional<Duration> checkpointInterval() {
-      return participant.checkpointInterval();
     }
 
     @Override

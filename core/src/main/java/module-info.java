@@ -5,6 +5,7 @@
  */
 module dev.twophase.core {
   requires org.slf4j;
+  requires static com.google.errorprone.annotations; // @GuardedBy, for the compiler only
   requires com.fasterxml.jackson.databind;
 
   exports dev.twophase;

@@ -7,6 +7,7 @@ module dev.twophase.kafka {
   requires transitive dev.twophase.core;
   requires transitive kafka.clients;
   requires org.slf4j;
+  requires static com.google.errorprone.annotations; // @GuardedBy, for the compiler only
 
   exports dev.twophase.kafka;
 }

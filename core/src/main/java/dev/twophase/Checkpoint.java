@@ -47,8 +47,8 @@ public final class Checkpoint {
       committed.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      throw cause instanceof TwoPhaseException
-          ? (TwoPhaseException) cause
+      throw cause instanceof TwoPhaseException twoPhaseException
+          ? twoPhaseException
           : new TwoPhaseException("checkpoint " + id + " was not committed", cause);
     } catch (TimeoutException e) {
       throw new RetriableTwoPhaseException(

@@ -1,7 +1,9 @@
 package dev.twophase;
 
 import dev.twophase.annotation.PublicEvolving;
+import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -34,19 +36,17 @@ public enum CoordinatorState {
   /** Closed; nothing is allowed. */
   CLOSED;
 
-  private Set<CoordinatorState> next;
-
-  static {
-    RECOVERING.next = EnumSet.of(RUNNING, FAILED, CLOSED);
-    RUNNING.next = EnumSet.of(FINISHED, FAILED, CLOSED);
-    FINISHED.next = EnumSet.of(FAILED, CLOSED);
-    FAILED.next = EnumSet.of(CLOSED);
-    CLOSED.next = EnumSet.noneOf(CoordinatorState.class);
-  }
+  /** The states each state may move to; an enum's constants share it, and none changes it. */
+  private static final Map<CoordinatorState, Set<CoordinatorState>> NEXT = new EnumMap<>(Map.of(
+      RECOVERING, EnumSet.of(RUNNING, FAILED, CLOSED),
+      RUNNING, EnumSet.of(FINISHED, FAILED, CLOSED),
+      FINISHED, EnumSet.of(FAILED, CLOSED),
+      FAILED, EnumSet.of(CLOSED),
+      CLOSED, EnumSet.noneOf(CoordinatorState.class)));
 
   /** Whether a coordinator in this state may move to {@code target}. */
   public boolean canTransitionTo(CoordinatorState target) {
-    return next.contains(target);
+    return NEXT.get(this).contains(target);
   }
 
   /** Whether records may be written. */

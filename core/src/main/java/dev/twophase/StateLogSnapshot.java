@@ -218,11 +218,11 @@ public final class StateLogSnapshot {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof State
-          && ((State) o).checkpointId == checkpointId
-          && ((State) o).epoch == epoch
-          && Arrays.equals(((State) o).payload, payload)
-          && ((State) o).position.equals(position);
+      return o instanceof State state
+          && state.checkpointId == checkpointId
+          && state.epoch == epoch
+          && Arrays.equals(state.payload, payload)
+          && state.position.equals(position);
     }
 
     @Override
@@ -273,10 +273,10 @@ public final class StateLogSnapshot {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof RecordPosition
-          && ((RecordPosition) o).file.equals(file)
-          && ((RecordPosition) o).offset == offset
-          && ((RecordPosition) o).length == length;
+      return o instanceof RecordPosition recordPosition
+          && recordPosition.file.equals(file)
+          && recordPosition.offset == offset
+          && recordPosition.length == length;
     }
 
     @Override

@@ -159,10 +159,9 @@ public final class StateLogStats {
     if (this == o) {
       return true;
     }
-    if (!(o instanceof StateLogStats)) {
+    if (!(o instanceof StateLogStats s)) {
       return false;
     }
-    StateLogStats s = (StateLogStats) o;
     return stateAppends == s.stateAppends
         && completionMarks == s.completionMarks
         && appendedBytes == s.appendedBytes

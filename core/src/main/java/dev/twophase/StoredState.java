@@ -32,9 +32,9 @@ public final class StoredState {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof StoredState
-        && ((StoredState) o).checkpointId == checkpointId
-        && Arrays.equals(((StoredState) o).payload, payload);
+    return o instanceof StoredState storedState
+        && storedState.checkpointId == checkpointId
+        && Arrays.equals(storedState.payload, payload);
   }
 
   @Override

@@ -109,7 +109,7 @@ class EmbeddedCoordinatorTest {
     c.close();
 
     CoordinatorConfig config =
-        CoordinatorConfig.custom().clock(clock).transactionTimeout(Duration.ofMillis(1000))
+        CoordinatorConfig.custom().clock(clock).transactionTimeout(Duration.ofSeconds(1))
             .ignoreFailuresAfterTransactionTimeout().build();
 
     InMemoryParticipant<String> failing = newParticipant();

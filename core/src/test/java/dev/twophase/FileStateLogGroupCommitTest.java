@@ -124,6 +124,7 @@ class FileStateLogGroupCommitTest {
   }
 
   @Test
+  @SuppressWarnings("ThreadPriorityCheck") // yield is a hint only: it widens the race the test provokes
   void manyConcurrentAppendsAreAllDurableWithFewerSyncsThanAppends() throws Exception {
     int perThread = 60;
     GatedSyncer syncer = new GatedSyncer();

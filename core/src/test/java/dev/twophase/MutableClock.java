@@ -4,37 +4,38 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicLong;
 
 /** A clock, and a ticker, that the test moves by hand. */
 final class MutableClock extends Clock implements Ticker {
 
-  private volatile long millis;
+  private final AtomicLong millis;
 
   MutableClock(long millis) {
-    this.millis = millis;
+    this.millis = new AtomicLong(millis);
   }
 
   void set(long millis) {
-    this.millis = millis;
+    this.millis.set(millis);
   }
 
   void advance(long delta) {
-    this.millis += delta;
+    millis.addAndGet(delta);
   }
 
   @Override
   public long millis() {
-    return millis;
+    return millis.get();
   }
 
   @Override
   public long read() {
-    return millis * 1_000_000;
+    return millis.get() * 1_000_000;
   }
 
   @Override
   public Instant instant() {
-    return Instant.ofEpochMilli(millis);
+    return Instant.ofEpochMilli(millis.get());
   }
 
   @Override

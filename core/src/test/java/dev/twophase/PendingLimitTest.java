@@ -22,7 +22,6 @@ class PendingLimitTest {
 
   private final InMemoryResource<String> resource = new InMemoryResource<>();
   private final InMemoryStateLog log = new InMemoryStateLog();
-  private final RecordingListener listener = new RecordingListener();
   private final CountDownLatch commitsMayRun = new CountDownLatch(1);
 
   /** A participant whose commits wait until the test lets them run. */

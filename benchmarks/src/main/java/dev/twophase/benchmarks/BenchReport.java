@@ -1,5 +1,6 @@
 package dev.twophase.benchmarks;
 
+import com.google.errorprone.annotations.FormatMethod;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -27,6 +28,7 @@ final class BenchReport {
   }
 
   /** Appends one formatted line. */
+  @FormatMethod
   static synchronized void line(String format, Object... args) {
     String text = Instant.now() + " " + String.format(format, args).strip() + System.lineSeparator();
     try {

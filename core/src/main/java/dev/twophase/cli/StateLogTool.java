@@ -1,12 +1,12 @@
 package dev.twophase.cli;
 
-import dev.twophase.annotation.PublicEvolving;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.twophase.FileStateLog;
 import dev.twophase.StateLogCorruptedException;
 import dev.twophase.StateLogSnapshot;
 import dev.twophase.TwoPhaseException;
+import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.internal.StateCodec;
 import dev.twophase.internal.StateCodec.VersionedBytes;
 import dev.twophase.internal.StateCodec.CoordinatorRecord;
@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Prints what a state log holds, for operators: per coordinator, the last decided checkpoint, the
@@ -75,24 +76,23 @@ public final class StateLogTool {
     String only = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--json":
-          json = true;
-          break;
-        case "--coordinator":
+        case "--json" -> json = true;
+        case "--coordinator" -> {
           if (i + 1 >= args.length) {
             return usage(err, "--coordinator needs an id");
           }
           only = args[++i];
-          break;
-        case "-h":
-        case "--help":
+        }
+        case "-h", "--help" -> {
           usage(out, null);
           return 0;
-        default:
+        }
+        default -> {
           if (args[i].startsWith("-") || dir != null) {
             return usage(err, "unexpected argument " + args[i]);
           }
           dir = Path.of(args[i]);
+        }
       }
     }
     if (dir == null) {
@@ -106,8 +106,7 @@ public final class StateLogTool {
       return 1;
     } catch (UncheckedIOException e) {
       Throwable cause = e.getCause();
-      if (cause instanceof NoSuchFileException) {
-        NoSuchFileException n = (NoSuchFileException) cause;
+      if (cause instanceof NoSuchFileException n) {
         err.println("no state log in " + n.getFile() + ": it "
             + (n.getReason() == null ? "does not exist" : n.getReason())
             + "; name the directory of a FileStateLog");
@@ -231,7 +230,7 @@ public final class StateLogTool {
 
   private String age(long sinceMillis) {
     Duration d = Duration.ofMillis(Math.max(0, clock.millis() - sinceMillis));
-    return d.toString().substring(2).toLowerCase();
+    return d.toString().substring(2).toLowerCase(Locale.ROOT);
   }
 
   /** Handles are usually JSON or text; show them as such, else as base64. */

@@ -74,17 +74,15 @@ public final class InMemoryResource<T> {
     final String name;
     final String coordinatorId;
     final String participantName;
-    final long epoch;
     final long begunAtMillis;
     final List<T> records = new ArrayList<>();
     TransactionState state = TransactionState.OPEN;
     boolean expired;
 
-    Txn(String name, String coordinatorId, String participantName, long epoch, long begunAtMillis) {
+    Txn(String name, String coordinatorId, String participantName, long begunAtMillis) {
       this.name = name;
       this.coordinatorId = coordinatorId;
       this.participantName = participantName;
-      this.epoch = epoch;
       this.begunAtMillis = begunAtMillis;
     }
   }
@@ -231,7 +229,7 @@ public final class InMemoryResource<T> {
               + transactions.get(name).state
               + "); transaction names must be unique");
     }
-    transactions.put(name, new Txn<>(name, coordinatorId, participantName, epoch, begunAtMillis));
+    transactions.put(name, new Txn<>(name, coordinatorId, participantName, begunAtMillis));
     log("begin " + name);
   }
 

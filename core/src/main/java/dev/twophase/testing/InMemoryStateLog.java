@@ -1,5 +1,6 @@
 package dev.twophase.testing;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.FencedException;
 import dev.twophase.StateLog;
@@ -24,15 +25,18 @@ import java.util.Set;
 @PublicEvolving
 public final class InMemoryStateLog implements StateLog {
 
-  /** What the "disk" holds, shared by every owner of this log. */
+  /**
+   * What the "disk" holds, shared by every owner of this log. Guarded by itself: every owner reads
+   * and writes it holding the store's monitor.
+   */
   private static final class Store {
     final String logId;
-    final Map<String, StoredState> states = new HashMap<>();
-    final Map<String, Long> completed = new HashMap<>();
-    final List<String> appends = new ArrayList<>();
-    long epoch;
-    RuntimeException nextAppendFailure;
-    boolean nextAppendFailureAfterWrite;
+    @GuardedBy("this") final Map<String, StoredState> states = new HashMap<>();
+    @GuardedBy("this") final Map<String, Long> completed = new HashMap<>();
+    @GuardedBy("this") final List<String> appends = new ArrayList<>();
+    @GuardedBy("this") long epoch;
+    @GuardedBy("this") RuntimeException nextAppendFailure;
+    @GuardedBy("this") boolean nextAppendFailureAfterWrite;
 
     Store(String logId) {
       this.logId = logId;
@@ -41,8 +45,11 @@ public final class InMemoryStateLog implements StateLog {
 
   private final Store store;
   private final long epoch;
+  /** The coordinators open on this owner's log; guarded by this log's monitor. */
+  @GuardedBy("this")
   private final Set<String> open = new HashSet<>();
-  private boolean closed;
+  /** Set by {@link #close()}; read by every append, which holds only the store's monitor. */
+  private volatile boolean closed;
 
   /** An empty log with its first owner (epoch 1) and a random {@link #logId()}. */
   public InMemoryStateLog() {
@@ -157,7 +164,8 @@ public final class InMemoryStateLog implements StateLog {
     private final StoredState last;
     private final long completed;
     private long lastAppended;
-    private boolean viewClosed;
+    /** Set by the view's {@code close()}; read by its appends, which do not take the log's monitor. */
+    private volatile boolean viewClosed;
 
     View(String id, StoredState last, long completed) {
       this.id = id;

@@ -1,5 +1,6 @@
 package dev.twophase.cli;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,7 +63,7 @@ class StateLogToolTest {
   @Test
   void printsCheckpointsPendingAndOpenHandlesAsText() {
     writeLog();
-    assertEquals(0, run(dir.toString()), err.toString());
+    assertEquals(0, run(dir.toString()), err.toString(UTF_8));
     String text = out.toString(StandardCharsets.UTF_8);
     assertTrue(text.contains("coordinator orders"), text);
     assertTrue(text.contains("last checkpoint 1"), text);
@@ -77,7 +78,7 @@ class StateLogToolTest {
   @Test
   void printsJson() throws Exception {
     writeLog();
-    assertEquals(0, run(dir.toString(), "--json", "--coordinator", "orders"), err.toString());
+    assertEquals(0, run(dir.toString(), "--json", "--coordinator", "orders"), err.toString(UTF_8));
     JsonNode root = new ObjectMapper().readTree(out.toByteArray());
     JsonNode c = root.get("coordinators").get(0);
     assertEquals("orders", c.get("coordinatorId").asText());
@@ -98,15 +99,15 @@ class StateLogToolTest {
     }
     Files.write(segment, "not a log at all".getBytes(StandardCharsets.UTF_8), StandardOpenOption.TRUNCATE_EXISTING);
     assertEquals(1, run(dir.toString()));
-    assertTrue(err.toString().contains(segment.getFileName().toString()), err.toString());
+    assertTrue(err.toString(UTF_8).contains(segment.getFileName().toString()), err.toString(UTF_8));
   }
 
   @Test
   void printsTheLogId() {
     writeLog();
-    assertEquals(0, run(dir.toString()), err.toString());
+    assertEquals(0, run(dir.toString()), err.toString(UTF_8));
     String id = FileStateLog.inspect(dir).logId();
-    assertTrue(out.toString(StandardCharsets.UTF_8).contains("log id " + id), out.toString());
+    assertTrue(out.toString(StandardCharsets.UTF_8).contains("log id " + id), out.toString(UTF_8));
   }
 
   /** Issue 8, item 11: exit 0 with "0 segment(s)" on a directory that holds no log. */
@@ -114,14 +115,14 @@ class StateLogToolTest {
   void aDirectoryWithoutALogExitsWithTwoAndSaysSo() throws IOException {
     Path empty = Files.createDirectories(dir.resolve("empty"));
     assertEquals(2, run(empty.toString()));
-    assertTrue(err.toString().contains("no state log in " + empty.toAbsolutePath()), err.toString());
-    assertTrue(err.toString().contains("holds no state log segment"), err.toString());
+    assertTrue(err.toString(UTF_8).contains("no state log in " + empty.toAbsolutePath()), err.toString(UTF_8));
+    assertTrue(err.toString(UTF_8).contains("holds no state log segment"), err.toString(UTF_8));
 
     Path etc = Files.createDirectories(dir.resolve("etc"));
     Files.writeString(etc.resolve("hosts"), "127.0.0.1 localhost");
     err.reset();
     assertEquals(2, run(etc.toString()));
-    assertTrue(err.toString().contains("no state log in"), err.toString());
+    assertTrue(err.toString(UTF_8).contains("no state log in"), err.toString(UTF_8));
     assertEquals("", out.toString(StandardCharsets.UTF_8));
   }
 
@@ -134,8 +135,8 @@ class StateLogToolTest {
               .getBytes(StandardCharsets.UTF_8));
     }
     assertEquals(1, run(dir.toString()));
-    assertTrue(err.toString().contains("written by a newer version of twophase"), err.toString());
-    assertTrue(err.toString().contains("format 99"), err.toString());
+    assertTrue(err.toString(UTF_8).contains("written by a newer version of twophase"), err.toString(UTF_8));
+    assertTrue(err.toString(UTF_8).contains("format 99"), err.toString(UTF_8));
   }
 
   /** Hardening 2, item 6: a mistyped id exited 0 with "no coordinator 'ordrs' in this log". */
@@ -149,9 +150,9 @@ class StateLogToolTest {
         {dir.toString(), "--coordinator", "ordrs"}, {dir.toString(), "--json", "--coordinator", "ordrs"}}) {
       out.reset();
       err.reset();
-      assertEquals(3, run(args), err.toString());
-      assertTrue(err.toString().contains("no coordinator 'ordrs' in state log " + dir.toAbsolutePath()
-          + "; it holds 'orders', 'payments'"), err.toString());
+      assertEquals(3, run(args), err.toString(UTF_8));
+      assertTrue(err.toString(UTF_8).contains("no coordinator 'ordrs' in state log " + dir.toAbsolutePath()
+          + "; it holds 'orders', 'payments'"), err.toString(UTF_8));
       assertEquals("", out.toString(StandardCharsets.UTF_8));
     }
   }
@@ -161,8 +162,8 @@ class StateLogToolTest {
     try (FileStateLog log = FileStateLog.open(dir)) {
       log.logId();
     }
-    assertEquals(3, run(dir.toString(), "--coordinator", "orders"), err.toString());
-    assertTrue(err.toString().contains("it holds no coordinator yet"), err.toString());
+    assertEquals(3, run(dir.toString(), "--coordinator", "orders"), err.toString(UTF_8));
+    assertTrue(err.toString(UTF_8).contains("it holds no coordinator yet"), err.toString(UTF_8));
   }
 
   @Test
@@ -170,6 +171,6 @@ class StateLogToolTest {
     assertEquals(2, run());
     assertEquals(2, run(dir.resolve("missing").toString()));
     assertEquals(2, run(dir.toString(), "--bogus"));
-    assertTrue(err.toString().contains("usage"), err.toString());
+    assertTrue(err.toString(UTF_8).contains("usage"), err.toString(UTF_8));
   }
 }

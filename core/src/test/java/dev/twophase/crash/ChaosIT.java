@@ -11,9 +11,12 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -53,7 +56,7 @@ class ChaosIT {
   private final AtomicLong recoveries = new AtomicLong();
   private final AtomicLong errors = new AtomicLong();
   private final AtomicLong children = new AtomicLong();
-  private final long[] crashesByPoint = new long[POINTS.length];
+  private final Map<ProtocolPoint, Long> crashesByPoint = new EnumMap<>(ProtocolPoint.class);
   private final CrashChecker.Findings findings = new CrashChecker.Findings();
   private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
 
@@ -107,7 +110,7 @@ class ChaosIT {
     Duration took = Duration.between(start, Instant.now());
     StringBuilder byPoint = new StringBuilder();
     for (int i = 0; i < POINTS.length; i++) {
-      byPoint.append(i == 0 ? "" : " ").append(POINTS[i]).append('=').append(crashesByPoint[i]);
+      byPoint.append(i == 0 ? "" : " ").append(POINTS[i]).append('=').append(crashesByPoint.getOrDefault(POINTS[i], 0L));
     }
     String summary;
     synchronized (findings) {
@@ -116,7 +119,7 @@ class ChaosIT {
           + " recoveries=" + recoveries.get() + " lost=" + findings.lost
           + " duplicated=" + findings.duplicated + " atomicity-violations=" + findings.atomicityViolations
           + " undecided-visible=" + findings.undecidedVisible + " leftovers=" + findings.leftovers
-          + " errors=" + errors.get() + " duration=" + took.withNanos(0);
+          + " errors=" + errors.get() + " duration=" + took.truncatedTo(ChronoUnit.SECONDS);
     }
     System.out.println("chaos: crashes by point: " + byPoint);
     System.out.println(summary);
@@ -133,7 +136,7 @@ class ChaosIT {
   private void runOne(long masterSeed, int run, Path base) throws IOException, InterruptedException {
     long runSeed = new Random(masterSeed + 0x9E3779B97F4A7C15L * (run + 1)).nextLong();
     Random rnd = new Random(runSeed);
-    long n = 20 + rnd.nextInt(281);
+    long n = 20L + rnd.nextInt(281);
     int k = 1 + rnd.nextInt((int) Math.min(25, n));
     String mode = rnd.nextBoolean() ? "records" : "explicit";
     long[] segmentChoices = {0, 4096, 4096, 8192};
@@ -169,7 +172,7 @@ class ChaosIT {
         }
         crashes.incrementAndGet();
         synchronized (crashesByPoint) {
-          crashesByPoint[point.ordinal()]++;
+          crashesByPoint.merge(point, 1L, Long::sum);
         }
       } else if (child.done()) {
         notReached.incrementAndGet(); // the point was not reached this many times: a clean run

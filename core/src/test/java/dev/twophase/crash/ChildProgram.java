@@ -20,6 +20,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Properties;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -167,7 +168,7 @@ public final class ChildProgram {
   }
 
   /** How often each record occurs in a report's comma-separated list ({@code ""}: none). */
-  public static TreeMap<Long, Integer> counts(String list) {
+  public static SortedMap<Long, Integer> counts(String list) {
     TreeMap<Long, Integer> records = new TreeMap<>();
     String trimmed = list.trim();
     if (!trimmed.isEmpty()) {

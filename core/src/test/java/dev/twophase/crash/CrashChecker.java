@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -73,12 +74,12 @@ public final class CrashChecker {
   }
 
   /** What a child saw right after recovery: the restored position and the committed records. */
-  public record RecoveryReport(long position, long checkpointId, Map<String, TreeMap<Long, Integer>> committed) {}
+  public record RecoveryReport(long position, long checkpointId, Map<String, SortedMap<Long, Integer>> committed) {}
 
   // ------------------------------------------------------------------ reading
 
   /** The multiset of committed records of one participant directory: record -> times visible. */
-  public static TreeMap<Long, Integer> committed(Path participantDir) throws IOException {
+  public static SortedMap<Long, Integer> committed(Path participantDir) throws IOException {
     TreeMap<Long, Integer> records = new TreeMap<>();
     if (!Files.isDirectory(participantDir)) {
       return records;
@@ -148,7 +149,7 @@ public final class CrashChecker {
 
   public static RecoveryReport readRecoveryReport(Path report) throws IOException {
     Properties props = ChildProgram.readReport(report);
-    Map<String, TreeMap<Long, Integer>> committed = new TreeMap<>();
+    Map<String, SortedMap<Long, Integer>> committed = new TreeMap<>();
     for (String p : PARTICIPANTS) {
       committed.put(p, ChildProgram.counts(props.getProperty(p, "")));
     }
@@ -164,9 +165,9 @@ public final class CrashChecker {
    */
   public static Findings checkRecovery(RecoveryReport report, String label) {
     Findings f = new Findings();
-    TreeMap<Long, Integer> first = null;
+    SortedMap<Long, Integer> first = null;
     for (String p : PARTICIPANTS) {
-      TreeMap<Long, Integer> records = report.committed().get(p);
+      SortedMap<Long, Integer> records = report.committed().get(p);
       checkExactlyPrefix(records, report.position(), label + " after recovery (position " + report.position()
           + ", checkpoint " + report.checkpointId() + "), participant " + p, f);
       if (first == null) {
@@ -183,10 +184,10 @@ public final class CrashChecker {
   /** After a clean finish: every participant shows exactly {@code 0 .. n-1} once, nothing left open. */
   public static Findings checkFinal(Path dataDir, long n, String label) throws IOException {
     Findings f = new Findings();
-    TreeMap<Long, Integer> first = null;
+    SortedMap<Long, Integer> first = null;
     for (String p : PARTICIPANTS) {
       Path dir = dataDir.resolve(p);
-      TreeMap<Long, Integer> records = committed(dir);
+      SortedMap<Long, Integer> records = committed(dir);
       checkExactlyPrefix(records, n, label + " at the end, participant " + p, f);
       if (first == null) {
         first = records;
@@ -204,7 +205,7 @@ public final class CrashChecker {
     return f;
   }
 
-  private static void checkExactlyPrefix(TreeMap<Long, Integer> records, long expectedEnd, String what, Findings f) {
+  private static void checkExactlyPrefix(SortedMap<Long, Integer> records, long expectedEnd, String what, Findings f) {
     List<Long> missing = new ArrayList<>();
     TreeSet<Long> dup = new TreeSet<>();
     TreeSet<Long> beyond = new TreeSet<>();
@@ -236,7 +237,7 @@ public final class CrashChecker {
   }
 
   /** "0..9 (10 records, 0 duplicated)". */
-  static String summary(TreeMap<Long, Integer> records) {
+  static String summary(SortedMap<Long, Integer> records) {
     long total = records.values().stream().mapToLong(Integer::longValue).sum();
     return ranges(records.keySet()) + " (" + total + " records)";
   }

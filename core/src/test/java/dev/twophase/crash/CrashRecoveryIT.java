@@ -119,7 +119,7 @@ class CrashRecoveryIT {
     CrashScenario.Child clean = s.run(null);
     assertDone(clean);
     CrashChecker.RecoveryReport report = checkReport(clean);
-    boolean decided = point.ordinal() >= ProtocolPoint.AFTER_LOG_APPEND.ordinal();
+    boolean decided = point.compareTo(ProtocolPoint.AFTER_LOG_APPEND) >= 0;
     assertEquals(decided ? n : (n / K) * K, report.position(),
         "the finish checkpoint was " + (decided ? "" : "not ") + "decided\n" + clean.describe());
     assertFinal(s, clean);

@@ -9,28 +9,29 @@ import java.time.Duration;
  */
 public final class DemoMain {
 
-  static final String USAGE = String.join("\n",
-      "usage: java -jar demo/target/twophase-demo.jar [options]",
-      "",
-      "Runs a job that writes every input record to four sinks through one twophase coordinator (two",
-      "file sinks, an embedded H2 table, a Kafka topic on a broker the demo starts in its own JVM), kills",
-      "the job's JVM with SIGKILL at a protocol point, recovers it in a second JVM, and checks that every",
-      "sink holds every record exactly once. Exit status 0 if they do, 1 if not, 2 on bad options.",
-      "",
-      "  --dir PATH               work directory (default: twophase-demo-run next to the jar, else a",
-      "                           temporary one); emptied first if it holds an earlier demo run",
-      "  --records N              input records (default 200000)",
-      "  --checkpoint-every K     records per checkpoint (default 10000)",
-      "  --part-records P         records per part file before a file sink rolls to a new one (default 5000)",
-      "  --crash-at SPEC          POINT or POINT:HIT, where the first JVM is killed (default AFTER_LOG_APPEND",
-      "                           in the middle of the run); a comma list for one kill per JVM, e.g.",
-      "                           AFTER_LOG_APPEND,DURING_RECOVERY_COMMIT:1; 'random'; or 'none'. Points:",
-      "                           BEFORE_PRE_COMMIT BETWEEN_PRE_COMMITS AFTER_PRE_COMMITS DURING_LOG_APPEND",
-      "                           AFTER_LOG_APPEND BETWEEN_COMMITS AFTER_COMMITS DURING_RECOVERY_COMMIT",
-      "                           DURING_COMPACTION",
-      "  --seed S                 seed for --crash-at random (default: printed, from the clock)",
-      "  --child-timeout SECONDS  kill a child JVM that runs longer (default 600)",
-      "  --help                   this text");
+  static final String USAGE = """
+      usage: java -jar demo/target/twophase-demo.jar [options]
+
+      Runs a job that writes every input record to four sinks through one twophase coordinator (two
+      file sinks, an embedded H2 table, a Kafka topic on a broker the demo starts in its own JVM), kills
+      the job's JVM with SIGKILL at a protocol point, recovers it in a second JVM, and checks that every
+      sink holds every record exactly once. Exit status 0 if they do, 1 if not, 2 on bad options.
+
+        --dir PATH               work directory (default: twophase-demo-run next to the jar, else a
+                                 temporary one); emptied first if it holds an earlier demo run
+        --records N              input records (default 200000)
+        --checkpoint-every K     records per checkpoint (default 10000)
+        --part-records P         records per part file before a file sink rolls to a new one (default 5000)
+        --crash-at SPEC          POINT or POINT:HIT, where the first JVM is killed (default AFTER_LOG_APPEND
+                                 in the middle of the run); a comma list for one kill per JVM, e.g.
+                                 AFTER_LOG_APPEND,DURING_RECOVERY_COMMIT:1; 'random'; or 'none'. Points:
+                                 BEFORE_PRE_COMMIT BETWEEN_PRE_COMMITS AFTER_PRE_COMMITS DURING_LOG_APPEND
+                                 AFTER_LOG_APPEND BETWEEN_COMMITS AFTER_COMMITS DURING_RECOVERY_COMMIT
+                                 DURING_COMPACTION
+        --seed S                 seed for --crash-at random (default: printed, from the clock)
+        --child-timeout SECONDS  kill a child JVM that runs longer (default 600)
+        --help                   this text\
+      """;
 
   private DemoMain() {}
 

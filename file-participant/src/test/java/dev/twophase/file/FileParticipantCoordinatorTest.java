@@ -309,7 +309,7 @@ class FileParticipantCoordinatorTest {
 
     writeBoth(outA, outB, 0, 5);
     c.checkpoint(); // decided; a commits, b's commit is held back
-    waitFor(() -> b.blockedCommits > 0);
+    waitFor(() -> b.blockedCommits.get() > 0);
     assertEquals(range(0, 5), visibleA(dirA()));
     assertEquals(List.of(), visibleB(dirB()), "b has not committed checkpoint 1");
 
@@ -369,7 +369,7 @@ class FileParticipantCoordinatorTest {
     Coordinator c = coordinator(log, a, b);
     writeBoth(c.output(a), c.output(b), 0, 5);
     c.checkpoint(); // decided, nothing committed: a is first and held back
-    waitFor(() -> a.blockedCommits > 0);
+    waitFor(() -> a.blockedCommits.get() > 0);
     String lostName = null;
     for (String f : ownInProgress(dirA())) {
       Files.delete(dirA().resolve(f)); // an operator's cleanup job, say
@@ -406,7 +406,7 @@ class FileParticipantCoordinatorTest {
     toClose.add(c);
     writeBoth(c.output(a), c.output(b), 0, 3);
     dev.twophase.Checkpoint cp = c.checkpoint();
-    waitFor(() -> a.blockedCommits > 0);
+    waitFor(() -> a.blockedCommits.get() > 0);
     for (String f : ownInProgress(dirA())) {
       Files.delete(dirA().resolve(f));
     }

@@ -293,7 +293,7 @@ class FileParticipantDirectorySyncTest {
     // Let the base directory's background sync begin before bucket "a" is created.
     assertTrue(firstSyncDone.await(10, TimeUnit.SECONDS));
     W.write(files, t, "a record for bucket a");
-    t = files.preCommit(t);
+    files.preCommit(t);
     assertEquals(2, hits(FilePoints.BACKGROUND_DIRECTORY_SYNC), points.toString());
     assertEquals(1, hits(FilePoints.PRE_COMMIT_DIRECTORY_SYNC),
         "base/a was never made durable in the base directory: " + points);

@@ -15,6 +15,7 @@ import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.TransactionContext;
 import dev.twophase.testing.TestContexts;
 import java.io.IOException;
+import java.nio.CharBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -288,7 +289,7 @@ class FileParticipantTest {
     FileParticipant<CharSequence> p = lines();
     FileTransaction t = p.beginTransaction(context(0));
     W.write(p, t, "grüße ✓");
-    W.write(p, t, new StringBuilder("builder"));
+    W.write(p, t, CharBuffer.wrap("builder")); // a CharSequence that is no String
     W.write(p, t, "");
     t = p.preCommit(t);
     p.commit(t);
@@ -301,6 +302,7 @@ class FileParticipantTest {
 
   /** Serialising it throws: its only property's getter fails. */
   public static final class Exploding {
+    @SuppressWarnings("DoNotCallSuggester") // Jackson calls it, to fail
     public String getValue() {
       throw new IllegalStateException("boom from getValue");
     }

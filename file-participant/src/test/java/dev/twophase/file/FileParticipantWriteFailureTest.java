@@ -2,6 +2,7 @@ package dev.twophase.file;
 
 import static dev.twophase.file.FileParticipantTest.context;
 import static dev.twophase.file.FileParticipantTest.txnName;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -132,7 +133,7 @@ class FileParticipantWriteFailureTest {
 
       // The space is free again after the abort: the participant goes on.
       FileTransaction next = p.beginTransaction(context(1));
-      W.write(p, next, "after\n".getBytes());
+      W.write(p, next, "after\n".getBytes(UTF_8));
       next = p.preCommit(next);
       assertEquals(CommitOutcome.COMMITTED, p.commit(next));
       assertEquals(List.of("after"), Dirs.committedLines(base));

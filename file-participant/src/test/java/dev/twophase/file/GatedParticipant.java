@@ -9,6 +9,7 @@ import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
 import dev.twophase.Writable;
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A file participant whose commits the test can hold back (they throw, so the coordinator keeps
@@ -19,7 +20,7 @@ final class GatedParticipant<IN> implements Participant<FileTransaction, Void>, 
 
   final FileParticipant<IN> delegate;
   volatile boolean commitsBlocked;
-  volatile int blockedCommits;
+  final AtomicInteger blockedCommits = new AtomicInteger();
 
   GatedParticipant(FileParticipant<IN> delegate, boolean commitsBlocked) {
     this.delegate = delegate;
@@ -49,7 +50,7 @@ final class GatedParticipant<IN> implements Participant<FileTransaction, Void>, 
   @Override
   public CommitOutcome commit(FileTransaction transaction) throws IOException {
     if (commitsBlocked) {
-      blockedCommits++;
+      blockedCommits.incrementAndGet();
       throw new IOException("commit of " + transaction.name() + " held back by the test");
     }
     return delegate.commit(transaction);

@@ -1,5 +1,6 @@
 package dev.twophase.kafka;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
@@ -99,7 +100,11 @@ public final class KafkaParticipant<IN>
   private final Object lifecycle = new Object();
   private volatile TransactionalIdPool pool;
   private volatile String name = "kafka participant";
+  /** Created on first use, closed by {@link #close()}; guarded by {@code lifecycle}. */
+  @GuardedBy("lifecycle")
   private Admin admin;
+  /** Created on first use, dropped by {@link #close()}; guarded by {@code lifecycle}. */
+  @GuardedBy("lifecycle")
   private TransactionFinisher finisher;
   private volatile boolean closed;
 

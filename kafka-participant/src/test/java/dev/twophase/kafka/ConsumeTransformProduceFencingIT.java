@@ -57,7 +57,7 @@ class ConsumeTransformProduceFencingIT {
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       for (int i = 0; i < 10; i++) {
-        p.send(new ProducerRecord<>(input, Integer.toString(i)));
+        p.send(new ProducerRecord<>(input, Integer.toString(i))).get();
       }
     }
     try (KafkaConsumer<String, String> zombie = consumer(group);

@@ -43,7 +43,7 @@ public final class Incarnation<TXN, CONTEXT> {
   /** Begun or pre-committed, neither committed nor aborted; by identity of the handle. */
   private final List<TXN> unfinished = new ArrayList<>();
   /** The writer of each open transaction of a Writable participant, by identity of the handle. */
-  private final Map<TXN, RecordWriter<?>> writers = new IdentityHashMap<>();
+  private final IdentityHashMap<TXN, RecordWriter<?>> writers = new IdentityHashMap<>();
   private long sequence;
   private boolean closed;
 

@@ -14,6 +14,7 @@ import java.util.Objects;
  * @param <TXN> the participant's handle type
  */
 @PublicEvolving
+@SuppressWarnings("UnusedTypeParameter") // TXN ties a logged handle to its participant's handle type
 public final class LoggedHandle<TXN> {
 
   private final byte[] bytes;

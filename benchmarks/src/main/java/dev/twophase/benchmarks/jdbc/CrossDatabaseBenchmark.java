@@ -182,20 +182,14 @@ public final class CrossDatabaseBenchmark {
 
   private static Variant create(String name, Path dir, PostgresServer pg, MariaDbServer maria, int maxThreads)
       throws Exception {
-    switch (name) {
-      case "twophase-1":
-        return new Twophase(dir.resolve(name), pg, maria, 1);
-      case "twophase-100":
-        return new Twophase(dir.resolve(name), pg, maria, 100);
-      case "floor":
-        return new Floor(dir.resolve(name), pg, maria);
-      case "narayana":
-        return new Narayana(pg, maria);
-      case "atomikos":
-        return new Atomikos(pg, maria, maxThreads);
-      default:
-        throw new IllegalArgumentException("unknown variant " + name);
-    }
+    return switch (name) {
+      case "twophase-1" -> new Twophase(dir.resolve(name), pg, maria, 1);
+      case "twophase-100" -> new Twophase(dir.resolve(name), pg, maria, 100);
+      case "floor" -> new Floor(dir.resolve(name), pg, maria);
+      case "narayana" -> new Narayana(pg, maria);
+      case "atomikos" -> new Atomikos(pg, maria, maxThreads);
+      default -> throw new IllegalArgumentException("unknown variant " + name);
+    };
   }
 
   // ------------------------------------------------------------------ statistics

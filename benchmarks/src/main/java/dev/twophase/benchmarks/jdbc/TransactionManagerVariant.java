@@ -99,26 +99,28 @@ public final class TransactionManagerVariant {
     int at = variant.indexOf('@');
     int flushes = at < 0 ? Integer.getInteger("bench.journalFlushes", TUNED_FLUSHES)
         : Integer.parseInt(variant.substring(at + 1));
-    switch (at < 0 ? variant : variant.substring(0, at)) {
-      case "twophase":
-        return "twophase: FileStateLog (decision fdatasync'd, group commit; completion mark not synced)";
-      case "narayana-file":
-        return "Narayana default store";
-      case "narayana-journal":
+    return switch (at < 0 ? variant : variant.substring(0, at)) {
+      case "twophase" ->
+          "twophase: FileStateLog (decision fdatasync'd, group commit; completion mark not synced)";
+      case "narayana-file" -> "Narayana default store";
+      case "narayana-journal" -> {
         journal(dir);
-        return "Narayana journal store, defaults";
-      case "narayana-journal-tuned":
+        yield "Narayana journal store, defaults";
+      }
+      case "narayana-journal-tuned" -> {
         journal(dir);
         System.setProperty("HornetqJournalEnvironmentBean.bufferFlushesPerSecond", Integer.toString(flushes));
-        return "Narayana journal store, flush rate tuned";
-      case "narayana-journal-tuned-async-deletes":
+        yield "Narayana journal store, flush rate tuned";
+      }
+      case "narayana-journal-tuned-async-deletes" -> {
         journal(dir);
         System.setProperty("HornetqJournalEnvironmentBean.bufferFlushesPerSecond", Integer.toString(flushes));
         System.setProperty("HornetqJournalEnvironmentBean.syncDeletes", "false");
-        return "Narayana journal store, flush rate tuned, deletes not synced";
-      default:
-        throw new IllegalArgumentException("unknown variant '" + variant + "': expected one of " + VARIANTS);
-    }
+        yield "Narayana journal store, flush rate tuned, deletes not synced";
+      }
+      default ->
+          throw new IllegalArgumentException("unknown variant '" + variant + "': expected one of " + VARIANTS);
+    };
   }
 
   private static void journal(Path dir) {

@@ -9,9 +9,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -90,7 +92,8 @@ public final class RawTransactionalProducerLoop implements AutoCloseable {
 
   /** Sends one record into the current transaction. */
   public void write(byte[] value) {
-    producer.send(new ProducerRecord<>(topic, value));
+    // The Future is not needed: commitTransaction() fails if a send of the transaction did.
+    Future<RecordMetadata> unused = producer.send(new ProducerRecord<>(topic, value));
     records++;
   }
 

@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.FaultInjector;
 import dev.twophase.FencedException;
 import dev.twophase.ProtocolPoint;
@@ -50,18 +51,21 @@ final class AppendPath {
   private final FaultInjector faults;
 
   private final ReentrantLock appendLock = new ReentrantLock();
-  private final CRC32C crc = new CRC32C(); // append lock
+  @GuardedBy("appendLock") private final CRC32C crc = new CRC32C();
   /** Where a record is encoded before it is staged (append lock). */
+  @GuardedBy("appendLock")
   private ByteBuffer buffer = ByteBuffer.allocateDirect(INITIAL_BUFFER);
   /**
    * Records appended but not yet written to the active segment (append lock). The group's leader
    * writes them all with one system call before its sync, so appenders only copy bytes while
    * holding the append lock.
    */
+  @GuardedBy("appendLock")
   private ByteBuffer staged = ByteBuffer.allocateDirect(INITIAL_BUFFER);
   private volatile Segment active;
-  private long writtenSeq; // records staged since open; append lock
+  @GuardedBy("appendLock") private long writtenSeq; // records staged since open
   /** The sequence number of the last STATE record staged (append lock). */
+  @GuardedBy("appendLock")
   private long lastStateSeq;
 
   AppendPath(Path directory, long epoch, LogIndex index, Segment active, SegmentIo io,
@@ -237,6 +241,7 @@ final class AppendPath {
   }
 
   /** Under the append lock, after a record was staged: numbers it and rolls if due. */
+  @GuardedBy("appendLock")
   private long recordWritten(CoordinatorEntry entry, long checkpointId, boolean state) {
     long seq = writtenSeq + 1;
     writtenSeq = seq;
@@ -300,6 +305,8 @@ final class AppendPath {
     return target;
   }
 
+  /** Under the append lock. */
+  @GuardedBy("appendLock")
   private void rollIfDue() throws IOException {
     Segment a = active;
     if (compactor.due(a, a.size + staged.position())) {
@@ -308,6 +315,7 @@ final class AppendPath {
   }
 
   /** Under the append lock. */
+  @GuardedBy("appendLock")
   private void roll() throws IOException {
     writeStaged();
     if (lastStateSeq > sync.durable()) {
@@ -337,6 +345,7 @@ final class AppendPath {
   }
 
   /** The cleared encoding buffer, with at least {@code size} bytes. Under the append lock. */
+  @GuardedBy("appendLock")
   private ByteBuffer buffer(int size) {
     if (buffer.capacity() < size) {
       int capacity = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(size, 2L * buffer.capacity()));
@@ -346,6 +355,7 @@ final class AppendPath {
   }
 
   /** Copies a framed record into the staged buffer (append lock). */
+  @GuardedBy("appendLock")
   private void stage(ByteBuffer record) throws IOException {
     if (staged.remaining() < record.remaining()) {
       writeStaged();
@@ -357,6 +367,7 @@ final class AppendPath {
   }
 
   /** Writes the staged records to the active segment (append lock). */
+  @GuardedBy("appendLock")
   private void writeStaged() throws IOException {
     if (staged.position() == 0) {
       return;

@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.FencedException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -38,12 +39,15 @@ final class DirectoryLock implements AutoCloseable {
   private static final int ATTEMPTS = 5;
 
   /** Keys of the directories locked by this JVM. Guarded by itself. */
+  @GuardedBy("HELD")
   private static final Set<Object> HELD = new HashSet<>();
 
   private final Path dir;
   private final Object key;
   private final FileChannel channel;
   private final FileLock lock;
+  /** Set once by {@link #close}. Guarded by this lock object. */
+  @GuardedBy("this")
   private boolean closed;
 
   private DirectoryLock(Path dir, Object key, FileChannel channel, FileLock lock) {

@@ -1,5 +1,6 @@
 package dev.twophase.internal.log;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -68,10 +69,13 @@ final class GroupSync {
 
   private final Object monitor = new Object();
   /** A leader is forcing, or an exclusive section runs. Guarded by the monitor. */
+  @GuardedBy("monitor")
   private boolean busy;
   /** Highest sequence known durable. Guarded by the monitor. */
+  @GuardedBy("monitor")
   private long durable;
   /** Appenders waiting, in arrival order. Guarded by the monitor. */
+  @GuardedBy("monitor")
   private final List<Waiter> waiters = new ArrayList<>();
 
   long durable() {
@@ -181,6 +185,7 @@ final class GroupSync {
    * Under the monitor: raises {@code durable}, releases the waiters now covered and returns them in
    * arrival order (empty if none).
    */
+  @GuardedBy("monitor")
   private Waiter[] raise(long target) {
     if (target > durable) {
       durable = target;

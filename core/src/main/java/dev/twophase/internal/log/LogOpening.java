@@ -116,7 +116,7 @@ final class LogOpening {
   /** An I/O error for a message: its own text if it is one of the log's, else type and text. */
   private static String describe(IOException e) {
     boolean own = e.getClass() == IOException.class
-        || (e instanceof FileSystemException && ((FileSystemException) e).getFile() == null);
+        || (e instanceof FileSystemException fileSystemException && fileSystemException.getFile() == null);
     return own ? e.getMessage() : e.toString();
   }
 

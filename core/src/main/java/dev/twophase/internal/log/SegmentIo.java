@@ -328,14 +328,14 @@ final class SegmentIo {
       }
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      if (cause instanceof IOException) {
-        throw (IOException) cause;
+      if (cause instanceof IOException iOException) {
+        throw iOException;
       }
-      if (cause instanceof RuntimeException) {
-        throw (RuntimeException) cause;
+      if (cause instanceof RuntimeException runtimeException) {
+        throw runtimeException;
       }
-      if (cause instanceof Error) {
-        throw (Error) cause;
+      if (cause instanceof Error error) {
+        throw error;
       }
       throw new IOException(cause);
     } finally {

@@ -27,7 +27,7 @@ class GroupSyncTest {
   private CountDownLatch awaitAll(List<Thread> threads, int from, int n, GroupSync.Force force) {
     CountDownLatch returned = new CountDownLatch(n);
     for (int i = 0; i < n; i++) {
-      long seq = from + i;
+      long seq = (long) from + i;
       Thread t =
           new Thread(
               () -> {
@@ -142,6 +142,7 @@ class GroupSyncTest {
     int rounds = 300;
     AtomicLong written = new AtomicLong();
     AtomicLong seqs = new AtomicLong();
+    @SuppressWarnings("ThreadPriorityCheck") // a hint only: it widens the window the test races in
     GroupSync.Force force =
         () -> {
           forces.incrementAndGet();
@@ -201,7 +202,7 @@ class GroupSyncTest {
         new java.util.concurrent.ConcurrentLinkedQueue<>();
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i <= waiters; i++) {
-      long seq = i + 1;
+      long seq = i + 1L;
       Thread t =
           new Thread(
               () -> {

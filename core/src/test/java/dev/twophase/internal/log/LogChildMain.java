@@ -38,18 +38,16 @@ public final class LogChildMain {
     Path dir = Path.of(args[1]);
     FaultInjector faults = CrashInjector.parse(System.getProperty(ChildJvm.CRASH_AT));
     switch (mode) {
-      case "open":
-        FileStateLog.open(dir).close();
-        break;
-      case "lock":
+      case "open" -> FileStateLog.open(dir).close();
+      case "lock" -> {
         try (FileStateLog log = FileStateLog.open(dir)) {
           System.out.println("OPENED " + log.ownerEpoch());
         } catch (FencedException e) {
           System.out.println("FENCED " + e.getMessage());
           System.exit(FENCED);
         }
-        break;
-      case "append":
+      }
+      case "append" -> {
         try (FileStateLog log = FileStateLog.builder(dir).faultInjector(faults).build();
             StateLog.CoordinatorLog a = log.open("a")) {
           for (int i = 1; i <= 5; i++) {
@@ -59,8 +57,8 @@ public final class LogChildMain {
             }
           }
         }
-        break;
-      case "compact":
+      }
+      case "compact" -> {
         try (FileStateLog log =
             FileStateLog.builder(dir).segmentBytes(4096).faultInjector(faults).build()) {
           for (int i = 0; i < 6; i++) {
@@ -70,9 +68,8 @@ public final class LogChildMain {
           }
           log.compact();
         }
-        break;
-      default:
-        throw new IllegalArgumentException("unknown mode " + mode);
+      }
+      default -> throw new IllegalArgumentException("unknown mode " + mode);
     }
     System.out.println("DONE");
   }

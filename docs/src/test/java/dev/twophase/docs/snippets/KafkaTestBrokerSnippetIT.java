@@ -18,6 +18,7 @@ class KafkaTestBrokerSnippetIT {
   @TempDir Path tmp;
 
   @Test
+  @SuppressWarnings("unused") // the snippet shows the call's result, which the test does not check
   void theTestBrokerBlockRuns() {
     // snippet: kafka-test-broker
     try (KafkaTestBroker broker = KafkaTestBroker.start(tmp.resolve("kafka"), 2, Map.of())) {

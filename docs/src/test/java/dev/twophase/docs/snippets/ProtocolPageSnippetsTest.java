@@ -31,6 +31,7 @@ class ProtocolPageSnippetsTest {
     second.close();
   }
 
+  @SuppressWarnings("unused") // the snippet shows the engine's calls; it stores no checkpoint
   private static EmbeddedCoordinator attempt(InMemoryParticipant<String> files, byte[] restoredBytes,
       long attemptNumber, String record, long checkpointId) {
     // snippet: protocol-embedded

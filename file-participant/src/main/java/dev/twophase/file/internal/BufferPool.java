@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.annotation.Internal;
 import java.util.ArrayDeque;
 
@@ -14,6 +15,8 @@ public final class BufferPool {
 
   private final int size;
   private final int max;
+  /** Buffers given back, for the next takes; guarded by this pool. */
+  @GuardedBy("this")
   private final ArrayDeque<byte[]> free = new ArrayDeque<>();
 
   public BufferPool(int size, int max) {

@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -47,7 +48,8 @@ public final class EarlyDirectorySync implements AutoCloseable {
 
   private final DirectorySyncer syncer;
   private final ThreadPoolExecutor executor;
-  /** Syncs submitted and not begun, by directory. */
+  /** Syncs submitted and not begun, by directory. Guarded by itself. */
+  @GuardedBy("queued")
   private final Map<Path, CompletableFuture<Void>> queued = new HashMap<>();
 
   public EarlyDirectorySync(DirectorySyncer syncer, String threadName) {
@@ -139,8 +141,8 @@ public final class EarlyDirectorySync implements AutoCloseable {
       sync.get();
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      if (cause instanceof IOException) {
-        throw (IOException) cause;
+      if (cause instanceof IOException iOException) {
+        throw iOException;
       }
       throw new IOException("syncing directory " + dir + " failed: " + cause, cause);
     } catch (InterruptedException e) {

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Future;
 
@@ -125,7 +126,7 @@ public final class OpenTransaction<IN> implements RecordWriter<IN> {
     }
     String bucket = assigner.bucket(record);
     PartWriter part = current;
-    if (bucket != currentBucket || part.records() >= maxPartRecords) {
+    if (!Objects.equals(bucket, currentBucket) || part.records() >= maxPartRecords) {
       part = partFor(bucket);
     }
     int start = part.position();

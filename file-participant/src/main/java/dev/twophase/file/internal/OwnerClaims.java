@@ -1,5 +1,6 @@
 package dev.twophase.file.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.FencedException;
 import dev.twophase.annotation.Internal;
 import java.io.IOException;
@@ -38,7 +39,8 @@ import java.util.Set;
 @Internal
 public final class OwnerClaims {
 
-  /** The claims this JVM holds, by file. */
+  /** The claims this JVM holds, by file. Guarded by itself. */
+  @GuardedBy("HELD")
   private static final Map<Path, Held> HELD = new HashMap<>();
 
   private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
@@ -54,7 +56,7 @@ public final class OwnerClaims {
   }
 
   /** One participant's claim on a prefix; {@link #close()} gives it up. */
-  public final class Claim implements AutoCloseable {
+  public static final class Claim implements AutoCloseable {
     private final Path file;
     private final long epoch;
     private boolean closed;

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -132,7 +133,7 @@ public final class FileCrashChecker {
   // ------------------------------------------------------------------ reports
 
   /** What a child saw right after recovery. */
-  public record Report(long position, long checkpointId, Map<String, TreeMap<Long, Integer>> visible, List<String> problems) {}
+  public record Report(long position, long checkpointId, Map<String, SortedMap<Long, Integer>> visible, List<String> problems) {}
 
   /** Writes the restored position and what both directories show now, atomically. */
   public static void writeReport(Path report, long position, long checkpointId, Path dataDir) throws IOException {
@@ -159,7 +160,7 @@ public final class FileCrashChecker {
 
   public static Report readReport(Path report) throws IOException {
     Properties props = ChildProgram.readReport(report);
-    Map<String, TreeMap<Long, Integer>> visible = new TreeMap<>();
+    Map<String, SortedMap<Long, Integer>> visible = new TreeMap<>();
     for (String d : DIRS) {
       visible.put(d, ChildProgram.counts(props.getProperty(d, "")));
     }
@@ -214,7 +215,7 @@ public final class FileCrashChecker {
     return findings;
   }
 
-  private static void checkExactlyPrefix(TreeMap<Long, Integer> records, long end, String what, List<String> findings) {
+  private static void checkExactlyPrefix(SortedMap<Long, Integer> records, long end, String what, List<String> findings) {
     List<Long> missing = new ArrayList<>();
     for (long i = 0; i < end; i++) {
       if (!records.containsKey(i)) {

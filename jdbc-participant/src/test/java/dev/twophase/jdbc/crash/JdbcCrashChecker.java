@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import javax.sql.DataSource;
 
@@ -55,7 +56,7 @@ final class JdbcCrashChecker {
   }
 
   /** What is wrong with {@code rows} if it should hold 0..expected-1 exactly once; empty if nothing. */
-  static List<String> exactlyOnce(String database, TreeMap<Long, Integer> rows, long expected) {
+  static List<String> exactlyOnce(String database, SortedMap<Long, Integer> rows, long expected) {
     List<String> findings = new ArrayList<>();
     List<Long> missing = new ArrayList<>();
     List<Long> twice = new ArrayList<>();

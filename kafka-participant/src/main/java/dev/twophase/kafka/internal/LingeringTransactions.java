@@ -78,7 +78,8 @@ public final class LingeringTransactions {
   /** A regular expression (RE2 syntax, the broker's) matching {@code base} followed by digits. */
   static String regexOf(String base) {
     StringBuilder b = new StringBuilder("^");
-    for (char c : base.toCharArray()) {
+    for (int i = 0; i < base.length(); i++) {
+      char c = base.charAt(i);
       if (Character.isLetterOrDigit(c) || c == '_' || c == '-') {
         b.append(c);
       } else {

@@ -48,7 +48,7 @@ public final class RecordSender<IN> implements RecordWriter<IN> {
     if (r == null) {
       throw new IllegalArgumentException(participant + ": the RecordMapper returned null; the record was not written");
     }
-    long size = OVERHEAD + length(r.key()) + length(r.value());
+    long size = OVERHEAD + (long) length(r.key()) + length(r.value());
     for (Header h : r.headers()) {
       size += h.key().length() + length(h.value());
     }

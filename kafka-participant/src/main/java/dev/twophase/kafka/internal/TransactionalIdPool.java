@@ -1,5 +1,6 @@
 package dev.twophase.kafka.internal;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.annotation.Internal;
 import dev.twophase.kafka.TransactionalIdPoolExhaustedException;
@@ -41,8 +42,10 @@ public final class TransactionalIdPool {
   private final String sizeSetting;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition released = lock.newCondition();
-  /** Index -> what holds it (for messages); absent: free. */
+  /** Index -> what holds it (for messages); absent: free. Guarded by {@code lock}. */
+  @GuardedBy("lock")
   private final Map<Integer, String> held = new LinkedHashMap<>();
+  @GuardedBy("lock")
   private boolean closed;
 
   /**
@@ -243,6 +246,8 @@ public final class TransactionalIdPool {
     return index;
   }
 
+  /** Under {@code lock}: the message names the ids' holders. */
+  @GuardedBy("lock")
   private TransactionalIdPoolExhaustedException exhausted(String holder) {
     StringBuilder holders = new StringBuilder();
     held.forEach((i, h) -> holders.append(holders.length() == 0 ? "" : ", ").append(id(i)).append(" by ").append(h));

@@ -3,10 +3,12 @@ package dev.twophase.kafka.internal;
 import dev.twophase.annotation.Internal;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +72,8 @@ public final class TransactionalProducer implements AutoCloseable {
 
   /** Sends a record into the current transaction; a failure shows at {@link #flush()}. */
   public void send(ProducerRecord<byte[], byte[]> record) {
-    producer.send(record, onAck);
+    // The Future is not needed: a failure reaches onAck, which flush() reports.
+    Future<RecordMetadata> unused = producer.send(record, onAck);
   }
 
   /** Attaches consumed offsets to the current transaction (KIP-447). */

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.SortedMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -68,7 +69,7 @@ class ConsumeTransformProduceCrashIT {
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
       for (int i = 0; i < N; i++) {
-        p.send(new ProducerRecord<>(input, i % 2, null, Integer.toString(i)));
+        p.send(new ProducerRecord<>(input, i % 2, null, Integer.toString(i))).get();
       }
     }
     List<ChildJvm.Run> runs = new ArrayList<>();
@@ -80,7 +81,7 @@ class ConsumeTransformProduceCrashIT {
     StringBuilder all = new StringBuilder();
     runs.forEach(r -> all.append(r.describe()).append('\n'));
     List<String> out = ReadCommitted.values(broker.bootstrapServers(), output, Duration.ofSeconds(60));
-    TreeMap<Long, Integer> counts = ChildProgram.counts(String.join(",", out.stream().map(v -> v.substring(4)).toList()));
+    SortedMap<Long, Integer> counts = ChildProgram.counts(String.join(",", out.stream().map(v -> v.substring(4)).toList()));
     TreeMap<Long, Integer> expected = new TreeMap<>();
     for (long i = 0; i < N; i++) {
       expected.put(i, 1);

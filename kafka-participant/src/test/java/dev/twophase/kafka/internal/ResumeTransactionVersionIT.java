@@ -22,7 +22,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -224,12 +223,5 @@ class ResumeTransactionVersionIT {
     try (Admin admin = broker.admin()) {
       return admin.describeTransactions(List.of(id)).description(id).get(30, TimeUnit.SECONDS);
     }
-  }
-
-  private static Throwable rootOrSelf(Throwable t) {
-    while (!(t instanceof InvalidTxnStateException) && t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t;
   }
 }

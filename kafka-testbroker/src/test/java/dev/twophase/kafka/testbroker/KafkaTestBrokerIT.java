@@ -23,7 +23,7 @@ class KafkaTestBrokerIT {
   @TempDir Path tmp;
 
   @Test
-  void readCommittedSeesCommittedRecordsAndWaitsForOpenTransactions() {
+  void readCommittedSeesCommittedRecordsAndWaitsForOpenTransactions() throws Exception {
     Path dir = tmp.resolve("kafka");
     try (KafkaTestBroker broker = KafkaTestBroker.start(dir, 2, Map.of())) {
       assertEquals(2, broker.transactionVersion());
@@ -35,13 +35,13 @@ class KafkaTestBrokerIT {
           KafkaProducer<String, String> open = producer(bs, "b")) {
         committed.initTransactions();
         committed.beginTransaction();
-        committed.send(new ProducerRecord<>("t", "1"));
-        committed.send(new ProducerRecord<>("t", "2"));
+        committed.send(new ProducerRecord<>("t", "1")).get();
+        committed.send(new ProducerRecord<>("t", "2")).get();
         committed.commitTransaction();
 
         open.initTransactions();
         open.beginTransaction();
-        open.send(new ProducerRecord<>("t", "3"));
+        open.send(new ProducerRecord<>("t", "3")).get();
         open.flush();
 
         assertEquals(List.of("1", "2"), ReadCommitted.visibleNow(bs, "t", Duration.ofSeconds(30)));

@@ -86,7 +86,7 @@ class KafkaTestBrokerMainIT {
   }
 
   /** Produces {@code value} to {@code topic} in a transaction; with a null value only initializes one. */
-  private static void produce(String bootstrap, String topic, String value) {
+  private static void produce(String bootstrap, String topic, String value) throws Exception {
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
         ProducerConfig.TRANSACTIONAL_ID_CONFIG, "main-it"),
@@ -94,7 +94,7 @@ class KafkaTestBrokerMainIT {
       producer.initTransactions();
       if (value != null) {
         producer.beginTransaction();
-        producer.send(new ProducerRecord<>(topic, value));
+        producer.send(new ProducerRecord<>(topic, value)).get();
         producer.commitTransaction();
       }
     }

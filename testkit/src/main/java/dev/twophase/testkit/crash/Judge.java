@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -151,7 +152,7 @@ final class Judge {
   }
 
   private static void duplicated(
-      int child, String participant, TreeMap<Long, Integer> visible, String when, List<CrashFinding> into) {
+      int child, String participant, SortedMap<Long, Integer> visible, String when, List<CrashFinding> into) {
     TreeSet<Long> twice = new TreeSet<>();
     visible.forEach((n, times) -> {
       if (times > 1) {
@@ -165,7 +166,7 @@ final class Judge {
     }
   }
 
-  private static List<Long> missing(TreeMap<Long, Integer> visible, long end) {
+  private static List<Long> missing(SortedMap<Long, Integer> visible, long end) {
     List<Long> missing = new ArrayList<>();
     for (long n = 0; n < end; n++) {
       if (!visible.containsKey(n)) {
@@ -176,7 +177,7 @@ final class Judge {
   }
 
   /** "0..9 (10 records)" for messages. */
-  static String summary(TreeMap<Long, Integer> visible) {
+  static String summary(SortedMap<Long, Integer> visible) {
     long total = visible.values().stream().mapToLong(Integer::longValue).sum();
     return (visible.isEmpty() ? "nothing" : ranges(visible.keySet())) + " (" + total + " records)";
   }

@@ -241,14 +241,17 @@ public final class DiskParticipant implements Participant<DiskParticipant.Txn, V
     faults.reached(COMMIT_START);
     String name = transaction.name();
     switch (flaw) {
-      case HALF_PUBLISHED_COMMIT:
+      case HALF_PUBLISHED_COMMIT -> {
         return commitInHalves(name);
-      case APPEND_THEN_DELETE:
+      }
+      case APPEND_THEN_DELETE -> {
         return commitByAppending(name);
-      case HANGING_COMMIT:
+      }
+      case HANGING_COMMIT -> {
         new CountDownLatch(1).await(); // never counted down
         throw new IllegalStateException("unreachable");
-      case BUFFERED_UNTIL_COMMIT:
+      }
+      case BUFFERED_UNTIL_COMMIT -> {
         String records = unwritten.remove(name);
         if (records != null && Files.exists(file(name, PREPARED))) {
           try (FileChannel channel = channels.open(file(name, PREPARED), StandardOpenOption.APPEND)) {
@@ -256,9 +259,8 @@ public final class DiskParticipant implements Participant<DiskParticipant.Txn, V
             channel.force(true);
           }
         }
-        break;
-      default:
-        break;
+      }
+      default -> {}
     }
     try {
       Files.move(file(name, PREPARED), file(name, COMMITTED), StandardCopyOption.ATOMIC_MOVE);

@@ -22,14 +22,12 @@ final class HandleCodec implements Codec<Handle> {
 
   @Override
   public Handle decode(byte[] bytes, int version) throws Exception {
-    switch (version) {
-      case 1:
-        return new Handle(new String(bytes, StandardCharsets.UTF_8), List.of());
-      case 2:
-        return json.decode(bytes, 2);
-      default: // a newer release wrote it: refuse rather than guess
-        throw new IllegalArgumentException("handle version " + version + " is newer than 2");
-    }
+    return switch (version) {
+      case 1 -> new Handle(new String(bytes, StandardCharsets.UTF_8), List.of());
+      case 2 -> json.decode(bytes, 2);
+      // a newer release wrote it: refuse rather than guess
+      default -> throw new IllegalArgumentException("handle version " + version + " is newer than 2");
+    };
   }
 }
 // end snippet

@@ -39,9 +39,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Per checkpoint, the writer reaches BEFORE_PRE_COMMIT and AFTER_PRE_COMMITS once and
  * BETWEEN_PRE_COMMITS twice (three participants), the committer BETWEEN_COMMITS twice and
- * AFTER_COMMITS once per committable. Each point is crashed at its first hit (the first
- * checkpoint, nothing completed yet: the second child starts without state) and at a hit of a
- * later checkpoint, after one completed (the second child restores it).
+ * AFTER_COMMITS once per committable. Each point is crashed at its first hit (the first checkpoint:
+ * for the writer's points none completed yet, and the next child starts without state), then, in
+ * the next child, at a hit of a later checkpoint, after one completed; a third child restores that
+ * and runs to the end. (One scenario for both hits, so that the IT starts 19 child JVMs rather
+ * than 24.)
  *
  * <p>DURING_RECOVERY_COMMIT is reached by a restored writer once for each handle its state holds
  * as pending: pre-committed, not yet reported committed, of a participant that listens for
@@ -63,31 +65,34 @@ class CrashPointsIT {
   Path tmp;
 
   /**
-   * Each point but recovery's at its first hit and at a hit of a later checkpoint, and whether a
-   * checkpoint completed before it (the second child restores it; otherwise it starts without
-   * state).
+   * Each point but recovery's: the hit of a later checkpoint at which the second child halts, and
+   * whether a checkpoint completed before the first hit (for the committer's points; the second
+   * child restores it, otherwise it starts without state).
    */
   static Stream<Arguments> crashes() {
     return Stream.of(
-        Arguments.of(FlinkPoints.BEFORE_PRE_COMMIT, 1, false),
-        Arguments.of(FlinkPoints.BEFORE_PRE_COMMIT, 3, true),    // checkpoint 3, nothing pre-committed
-        Arguments.of(FlinkPoints.BETWEEN_PRE_COMMITS, 1, false), // checkpoint 1: files pre-committed
-        Arguments.of(FlinkPoints.BETWEEN_PRE_COMMITS, 4, true),  // checkpoint 2: files and H2 pre-committed
-        Arguments.of(FlinkPoints.AFTER_PRE_COMMITS, 1, false),
-        Arguments.of(FlinkPoints.AFTER_PRE_COMMITS, 3, true),
-        Arguments.of(FlinkPoints.BETWEEN_COMMITS, 1, true),      // checkpoint 1 complete: files committed
-        Arguments.of(FlinkPoints.BETWEEN_COMMITS, 4, true),      // checkpoint 2: files and H2 committed
-        Arguments.of(FlinkPoints.AFTER_COMMITS, 1, true),
+        Arguments.of(FlinkPoints.BEFORE_PRE_COMMIT, 3, false),   // the third checkpoint, nothing pre-committed
+        Arguments.of(FlinkPoints.BETWEEN_PRE_COMMITS, 4, false), // 1: files pre-committed; 4: the second, H2 too
+        Arguments.of(FlinkPoints.AFTER_PRE_COMMITS, 3, false),
+        Arguments.of(FlinkPoints.BETWEEN_COMMITS, 4, true),      // 1: files committed; 4: H2 too (a restored job
+                                                                 // reaches 1 and 2 with the restored committable)
         Arguments.of(FlinkPoints.AFTER_COMMITS, 3, true));
   }
 
-  @ParameterizedTest(name = "{0}:{1}")
+  /**
+   * The first child halts at the point's first hit, in the job's first checkpoint; the second
+   * starts from what that left and halts at a later checkpoint's hit; the third restores the latest
+   * checkpoint and runs to the end.
+   */
+  @ParameterizedTest(name = "{0}:1, then {0}:{1}")
   @MethodSource("crashes")
-  void crashThenRestore(String point, int hit, boolean restores) throws Exception {
+  void crashTwiceThenRestore(String point, int laterHit, boolean firstRestores) throws Exception {
     Scenario s = new Scenario(tmp);
-    assertCrashedAt(s.run(point, hit), point, hit);
+    assertCrashedAt(s.run(point, 1), point, 1);
+    assertCrashedAt(s.run(point, laterHit), point, laterHit);
     ChildJvm.Run clean = s.run(null, 0);
-    assertEquals(restores, s.restored(2) != null, "the second child restored " + s.restored(2));
+    assertEquals(firstRestores, s.restored(2) != null, "the second child restored " + s.restored(2));
+    assertTrue(s.restored(3) != null, "the second child completed a checkpoint before its crash: " + s.restores);
     assertFinished(clean);
     s.assertExactlyOnce();
   }

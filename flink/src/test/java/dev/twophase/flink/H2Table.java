@@ -24,7 +24,17 @@ final class H2Table {
   private final String url;
 
   H2Table(Path dir) throws SQLException {
-    this.url = EmbeddedH2InterruptTest.url(dir.resolve("db")) + ";LOCK_TIMEOUT=5000";
+    this(EmbeddedH2InterruptTest.url(dir.resolve("db")) + ";LOCK_TIMEOUT=5000");
+    create();
+  }
+
+  /** The table at {@code url}, created or not (see {@link #create}). */
+  H2Table(String url) {
+    this.url = url;
+  }
+
+  /** Creates the table. */
+  void create() throws SQLException {
     try (Connection c = dataSource(url).getConnection(); Statement s = c.createStatement()) {
       s.execute("CREATE TABLE records (v VARCHAR(20) NOT NULL)");
     }

@@ -28,6 +28,22 @@ final class KafkaTopic {
     broker.createTopic(topic, partitions);
   }
 
+  /** A topic that exists already on the broker at {@code bootstrap} (for a child JVM of a crash test). */
+  KafkaTopic(String bootstrap, String topic) {
+    this.bootstrap = bootstrap;
+    this.topic = topic;
+  }
+
+  /** {@code host:port} of the broker. */
+  String bootstrap() {
+    return bootstrap;
+  }
+
+  /** The topic's name. */
+  String name() {
+    return topic;
+  }
+
   /** A Kafka participant sending each record as a value to the topic (captures strings only). */
   ParticipantFactory<KafkaParticipant<String>> participant(String transactionalIdPrefix) {
     String servers = bootstrap;

@@ -152,22 +152,15 @@ public class FileParticipantBenchmark {
   }
 
   private static FileBenchSink newSink(String variant, Path dir) throws IOException {
-    switch (variant) {
-      case "coordinator":
-        return new CoordinatorFileSink(dir, false);
-      case "coordinatorPipelined":
-        return new CoordinatorFileSink(dir, true);
-      case "raw":
-        return new RawFileSink(dir, false, false);
-      case "rawWithDecision":
-        return new RawFileSink(dir, true, false);
-      case "rawWithDecisionAndMark":
-        return new RawFileSink(dir, true, true);
-      case "rawWithDecisionChecked":
-        return new RawFileSink(dir, true, false, true);
-      default:
-        throw new IllegalArgumentException("unknown variant " + variant);
-    }
+    return switch (variant) {
+      case "coordinator" -> new CoordinatorFileSink(dir, false);
+      case "coordinatorPipelined" -> new CoordinatorFileSink(dir, true);
+      case "raw" -> new RawFileSink(dir, false, false);
+      case "rawWithDecision" -> new RawFileSink(dir, true, false);
+      case "rawWithDecisionAndMark" -> new RawFileSink(dir, true, true);
+      case "rawWithDecisionChecked" -> new RawFileSink(dir, true, false, true);
+      default -> throw new IllegalArgumentException("unknown variant " + variant);
+    };
   }
 
   @Setup(Level.Iteration)

@@ -16,6 +16,11 @@ final class TimedStateLog implements StateLog {
     this.delegate = delegate;
   }
 
+  @SuppressWarnings("NonAtomicVolatileUpdate") // one writer, the application thread; the report only reads
+  private void addAppendNanos(long nanos) {
+    appendNanos += nanos;
+  }
+
   @Override
   public CoordinatorLog open(String coordinatorId) {
     CoordinatorLog view = delegate.open(coordinatorId);
@@ -49,7 +54,7 @@ final class TimedStateLog implements StateLog {
       public void appendState(long checkpointId, byte[] payload) {
         long t0 = System.nanoTime();
         view.appendState(checkpointId, payload);
-        appendNanos += System.nanoTime() - t0;
+        addAppendNanos(System.nanoTime() - t0);
         lastPayloadBytes = payload.length;
       }
 

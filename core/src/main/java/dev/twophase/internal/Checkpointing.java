@@ -217,13 +217,13 @@ public final class Checkpointing {
     core.abortCurrentQuietly();
     core.clearCurrent();
     // Without new transactions the coordinator cannot go on: stop, and let a restart begin.
-    TwoPhaseException failure = e instanceof FatalTwoPhaseException
-        ? (FatalTwoPhaseException) e
+    TwoPhaseException failure = e instanceof FatalTwoPhaseException fatal
+        ? fatal
         : new FatalTwoPhaseException(
             "checkpoint " + id + " of coordinator '" + core.coordinatorId + "' was aborted because "
                 + "the next transactions could not be begun: " + e.getMessage()
                 + "; close this coordinator and start a new one",
-            e, id, e instanceof TwoPhaseException ? ((TwoPhaseException) e).participant().orElse(null) : null);
+            e, id, e instanceof TwoPhaseException t ? t.participant().orElse(null) : null);
     core.listener.onCheckpointFailed(core.coordinatorId, id, failure);
     core.fail(failure);
     return failure;
@@ -270,10 +270,10 @@ public final class Checkpointing {
   private RuntimeException abortCheckpoint(
       long id, String participant, String what, Exception cause, PendingCheckpoint prepared,
       boolean nextBegun) {
-    if (cause instanceof FatalTwoPhaseException) {
-      core.listener.onCheckpointFailed(core.coordinatorId, id, cause);
-      core.fail((FatalTwoPhaseException) cause);
-      return (FatalTwoPhaseException) cause;
+    if (cause instanceof FatalTwoPhaseException fatal) {
+      core.listener.onCheckpointFailed(core.coordinatorId, id, fatal);
+      core.fail(fatal);
+      return fatal;
     }
     core.log.warn("coordinator {}: checkpoint {} failed ({}{}); aborting its transactions in every participant",
         core.coordinatorId, id, what, participant == null ? "" : " in participant '" + participant + "'", cause);

@@ -136,9 +136,9 @@ public final class CommitLoop {
     attempt++;
     CoordinatorConfig c = core.config();
     double factor = Math.pow(c.commitBackoffMultiplier(), Math.min(attempt - 1, 62));
-    long delay = (long) Math.min(c.commitMaxBackoff().toNanos(), c.commitInitialBackoff().toNanos() * factor);
-    String participant = cause instanceof TwoPhaseException
-        ? ((TwoPhaseException) cause).participant().orElse(null) : null;
+    long delay = (long) Math.min((double) c.commitMaxBackoff().toNanos(),
+        (double) c.commitInitialBackoff().toNanos() * factor);
+    String participant = cause instanceof TwoPhaseException t ? t.participant().orElse(null) : null;
     core.log().warn("coordinator {}: commit of checkpoint {} failed (attempt {}), retrying in {} ms: {}",
         core.coordinatorId(), checkpoint.id(), attempt, TimeUnit.NANOSECONDS.toMillis(delay), cause.getMessage());
     retryScheduled = true;

@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongConsumer;
@@ -58,7 +57,7 @@ public final class CoordinatorEngine {
 
   final String coordinatorId;
   final List<Member<Object, Object>> members;
-  private final Map<Participant<?, ?>, Member<Object, Object>> byParticipant;
+  private final IdentityHashMap<Participant<?, ?>, Member<Object, Object>> byParticipant;
   /** What the engine's per-participant steps know of this coordinator. */
   final FrontEnd frontEnd;
   final CoordinatorConfig config;
@@ -114,7 +113,7 @@ public final class CoordinatorEngine {
             false, config.continueAfterLostDecision()),
         config.clock(), config.faultInjector(), this.listener, log);
     List<Member<Object, Object>> list = new ArrayList<>();
-    Map<Participant<?, ?>, Member<Object, Object>> map = new IdentityHashMap<>();
+    IdentityHashMap<Participant<?, ?>, Member<Object, Object>> map = new IdentityHashMap<>();
     Set<String> names = new HashSet<>();
     for (Registration r : registrations) {
       if (!names.add(r.name())) {
@@ -455,7 +454,7 @@ public final class CoordinatorEngine {
    * {@link Error} is thrown, after the clean-up.
    */
   public RuntimeException abandonStart(Throwable cause) {
-    Error error = firstError(cause instanceof Error ? (Error) cause : null, releaseParticipants());
+    Error error = firstError(cause instanceof Error e ? e : null, releaseParticipants());
     lifecycle.transitionIfPossible(CoordinatorState.CLOSED);
     if (error != null) {
       if (error != cause) {

@@ -393,6 +393,8 @@ public final class FileParticipant<IN>
     }
 
     /**
+     * Builds the participant, creating the base directory if it does not exist.
+     *
      * @throws IllegalArgumentException if the base directory cannot be created or is not a
      *     writable directory
      */

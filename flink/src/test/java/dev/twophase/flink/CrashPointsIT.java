@@ -58,7 +58,7 @@ class CrashPointsIT {
    * crash takes four or five checkpoints and the final one.
    */
   static final long N = 800;
-  static final Duration CHILD_TIMEOUT = Duration.ofSeconds(120);
+  static final Duration CHILD_TIMEOUT = Duration.ofMinutes(2);
   private static final AtomicInteger SCENARIOS = new AtomicInteger();
 
   @TempDir

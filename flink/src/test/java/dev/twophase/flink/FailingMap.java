@@ -20,7 +20,7 @@ final class FailingMap extends RichMapFunction<String, String> implements Checkp
   private static final Map<String, AtomicInteger> LEFT = new ConcurrentHashMap<>();
 
   private final String key;
-  private transient volatile int completed;
+  private transient AtomicInteger completed;
   private transient int failAfter;
 
   FailingMap(String key) {
@@ -39,13 +39,13 @@ final class FailingMap extends RichMapFunction<String, String> implements Checkp
 
   @Override
   public void open(OpenContext openContext) {
-    completed = 0;
+    completed = new AtomicInteger();
     failAfter = 1 + ThreadLocalRandom.current().nextInt(3);
   }
 
   @Override
   public void notifyCheckpointComplete(long checkpointId) {
-    completed++;
+    completed.incrementAndGet();
   }
 
   @Override
@@ -53,7 +53,7 @@ final class FailingMap extends RichMapFunction<String, String> implements Checkp
     AtomicInteger left = LEFT.get(key);
     if (left.get() > 0) {
       Thread.sleep(1);
-      if (completed >= failAfter && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      if (completed.get() >= failAfter && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         throw new ExpectedFailure("planned failure after " + completed + " checkpoints of this attempt");
       }
     }

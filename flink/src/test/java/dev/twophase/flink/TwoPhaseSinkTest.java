@@ -12,6 +12,7 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /** What the builder checks before a sink reaches a cluster, and that the sink survives shipping. */
@@ -21,7 +22,7 @@ class TwoPhaseSinkTest {
   void theSinkSurvivesJavaSerializationAsFlinkShipsIt() throws Exception {
     TwoPhaseSink<String> sink = TwoPhaseSink.<String>builder("orders")
         .participant("files", Participants.files("/tmp/x"))
-        .participant("upper", Participants.files("/tmp/y"), s -> s.toUpperCase())
+        .participant("upper", Participants.files("/tmp/y"), s -> s.toUpperCase(Locale.ROOT))
         .build();
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {

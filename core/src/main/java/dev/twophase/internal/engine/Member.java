@@ -498,20 +498,21 @@ public final class Member<T, C> {
     if (outcome == null) {
       throw returnedNull(method + "(" + handle + ")", "a CommitOutcome", checkpointId);
     }
-    switch (outcome) {
-      case COMMITTED:
-        return Committed.COMMITTED;
-      case ALREADY_COMMITTED:
-        return Committed.ALREADY_COMMITTED;
-      default:
-        if (frontEnd.rules().ignorable(timeout, age)) {
-          logIgnoredLoss(checkpointId, handle, age, null);
-          return Committed.LOST_IGNORED;
-        }
-        throw new TransactionLostException(frontEnd.label() + ": transaction " + handle + " of decided checkpoint "
-            + checkpointId + " can no longer be committed in participant '" + name + "': its records are missing "
-            + "there while other participants may show theirs. " + CommitRules.whyLost(timeout, age), checkpointId, name);
+    return switch (outcome) {
+      case COMMITTED -> Committed.COMMITTED;
+      case ALREADY_COMMITTED -> Committed.ALREADY_COMMITTED;
+      case LOST -> lost(handle, checkpointId, age);
+    };
+  }
+
+  private Committed lost(T handle, long checkpointId, Duration age) {
+    if (frontEnd.rules().ignorable(timeout, age)) {
+      logIgnoredLoss(checkpointId, handle, age, null);
+      return Committed.LOST_IGNORED;
     }
+    throw new TransactionLostException(frontEnd.label() + ": transaction " + handle + " of decided checkpoint "
+        + checkpointId + " can no longer be committed in participant '" + name + "': its records are missing "
+        + "there while other participants may show theirs. " + CommitRules.whyLost(timeout, age), checkpointId, name);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.twophase.flink.internal;
 
+import java.time.Clock;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -39,9 +40,9 @@ final class Lineages {
    * unique in this JVM. Two attempts of one subtask in one job differ in their attempt numbers; two
    * JVMs share an epoch only if they read the same millisecond, attempt number and random number.
    */
-  static long newEpoch(long above, int attemptNumber) {
-    long fromClock = Math.multiplyExact(Math.max(1, System.currentTimeMillis()), SUB_MILLI)
-        + (Math.floorMod(attemptNumber, 1000)) * 1000L
+  static long newEpoch(long above, int attemptNumber, Clock clock) {
+    long fromClock = Math.multiplyExact(Math.max(1, clock.millis()), SUB_MILLI)
+        + Math.floorMod(attemptNumber, 1000) * 1000L
         + ThreadLocalRandom.current().nextLong(1000);
     long candidate = Math.max(Math.addExact(above, 1), fromClock);
     return LAST_EPOCH.accumulateAndGet(candidate, (last, c) -> Math.max(last + 1, c));

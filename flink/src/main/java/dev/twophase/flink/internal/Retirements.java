@@ -38,7 +38,6 @@ final class Retirements {
   private static final Logger LOG = LoggerFactory.getLogger(Retirements.class);
 
   private final CommitEvents.Channel channel;
-  private final String sinkId;
   private final String lineage;
   private final long epoch;
   private final List<Member<Object, Object>> members;
@@ -51,10 +50,9 @@ final class Retirements {
   private final Map<Long, Long> retireWhen = new HashMap<>();
   private boolean earlierDone;
 
-  private Retirements(CommitEvents.Channel channel, String sinkId, String lineage, long epoch,
+  private Retirements(CommitEvents.Channel channel, String lineage, long epoch,
       List<Member<Object, Object>> members, boolean earlierRetirable) {
     this.channel = channel;
-    this.sinkId = sinkId;
     this.lineage = lineage;
     this.epoch = epoch;
     this.members = members;
@@ -78,7 +76,7 @@ final class Retirements {
               + "(operator chaining disabled?): its handles are never retired", sinkId, member.name());
           return null;
         }
-        return new Retirements(channel, sinkId, lineage, epoch, members, earlierRetirable);
+        return new Retirements(channel, lineage, epoch, members, earlierRetirable);
       }
     }
     return null;

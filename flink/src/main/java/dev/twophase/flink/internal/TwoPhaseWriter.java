@@ -56,7 +56,7 @@ public final class TwoPhaseWriter<IN>
   private final String sinkId;
   /** The participants, in registration order, with the mapping of the sink's records into each. */
   private final List<Member<Object, Object>> members;
-  private final InputMapper<Object, Object>[] mappers;
+  private final List<InputMapper<Object, Object>> mappers;
   private final FrontEnd frontEnd;
   private final int subtask;
   private final int parallelism;
@@ -88,10 +88,11 @@ public final class TwoPhaseWriter<IN>
     this.frontEnd = frontEnd;
     this.recordsSent = recordsSent;
     this.members = List.copyOf(members);
-    this.mappers = new InputMapper[members.size()];
-    for (int i = 0; i < mappers.length; i++) {
-      mappers[i] = (InputMapper<Object, Object>) spec.participants().get(i).mapper();
+    List<InputMapper<Object, Object>> mappers = new ArrayList<>(members.size());
+    for (ParticipantSpec p : spec.participants()) {
+      mappers.add((InputMapper<Object, Object>) p.mapper());
     }
+    this.mappers = List.copyOf(mappers);
     this.subtask = subtask;
     this.parallelism = parallelism;
     this.retirements = Retirements.of(commits, sinkId, lineage, epoch, this.members, ownStateOnly);
@@ -136,7 +137,7 @@ public final class TwoPhaseWriter<IN>
       for (LineageState s : states) {
         above = Math.max(above, s.epoch());
       }
-      long epoch = Lineages.newEpoch(above, attempt);
+      long epoch = Lineages.newEpoch(above, attempt, spec.clock());
       FrontEnd frontEnd = Members.frontEnd(spec, subtask, LOG);
       members = Members.create(spec, frontEnd, true);
       for (Member<Object, Object> member : members) {
@@ -161,10 +162,10 @@ public final class TwoPhaseWriter<IN>
     if (!open) {
       throw notOpen("write");
     }
-    for (int i = 0; i < mappers.length; i++) {
+    for (int i = 0; i < members.size(); i++) {
       Member<Object, Object> member = members.get(i);
       try {
-        Object out = mappers[i].map(element);
+        Object out = mappers.get(i).map(element);
         if (out != null) {
           member.writer().write(out);
         }

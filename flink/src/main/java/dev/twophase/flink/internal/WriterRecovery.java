@@ -123,7 +123,7 @@ final class WriterRecovery {
       for (int i = 0; i < members.size(); i++) {
         Member<Object, Object> member = members.get(i);
         String prefix = prefix(member, state);
-        Optional<Object> context = state == continued
+        Optional<Object> context = l == 0 // the continued lineage: its context is restored already
             ? member.userContext() : contextOf(member, state.participant(member.name()));
         RecoveryRule rule = new RecoveryRule(prefix, state.epoch(), state.nextSequence(), epoch);
         member.finishRecovering(member.context().withPrefix(prefix), handled.get(l).get(i), restoredCheckpointId,

@@ -3,6 +3,7 @@ package dev.twophase.flink.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Clock;
 import java.util.HashSet;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -12,10 +13,10 @@ class LineagesTest {
   @Test
   void epochsAreAboveTheRestoredOneAndNeverRepeat() {
     long restored = Long.MAX_VALUE / 2;
-    assertTrue(Lineages.newEpoch(restored, 0) > restored);
+    assertTrue(Lineages.newEpoch(restored, 0, Clock.systemUTC()) > restored);
     Set<Long> seen = new HashSet<>();
     for (int i = 0; i < 10_000; i++) {
-      assertTrue(seen.add(Lineages.newEpoch(0, i % 3)));
+      assertTrue(seen.add(Lineages.newEpoch(0, i % 3, Clock.systemUTC())));
     }
   }
 

@@ -37,7 +37,7 @@ public interface Branch {
    */
   Dialect.Resolution commit() throws SQLException;
 
-  /** Rolls back, before or after {@link #prepare()}; NOT_PREPARED if nothing was left to undo. */
+  /** Rolls back, before or after {@link #prepare(String)}; NOT_PREPARED if nothing was left to undo. */
   Dialect.Resolution rollback() throws SQLException;
 
   /** Whether the branch is prepared and neither committed nor rolled back on this session. */

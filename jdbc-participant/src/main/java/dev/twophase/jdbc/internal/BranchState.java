@@ -1,6 +1,7 @@
 package dev.twophase.jdbc.internal;
 
 import dev.twophase.FatalTwoPhaseException;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -39,12 +40,13 @@ enum BranchState {
 
     private final String verb;
     private final BranchState to;
+    @SuppressWarnings("ImmutableEnumChecker") // unmodifiable, and never leaves this enum
     private final Set<BranchState> from;
 
     Move(String verb, BranchState to, Set<BranchState> from) {
       this.verb = verb;
       this.to = to;
-      this.from = from;
+      this.from = Collections.unmodifiableSet(from);
     }
   }
 

@@ -18,7 +18,7 @@ import java.util.Set;
  * pre-committed or aborted it refuses every call, so a connection kept across a checkpoint fails
  * at once instead of writing into the wrong transaction.
  *
- * <p>Thread-safe in the sense that {@link #expire()} may come from another thread; the connection
+ * <p>Thread-safe in the sense that {@link #expire(String)} may come from another thread; the connection
  * itself is as thread-safe as the driver's.
  */
 @Internal

@@ -36,7 +36,10 @@ public final class FlinkPoints {
   /** The committer committed every handle of a committable; Flink not yet told. */
   public static final String AFTER_COMMITS = ProtocolPoint.AFTER_COMMITS.name();
 
-  /** A restored writer committed one pending handle of its lineage, before the next one. */
+  /**
+   * A restored writer committed one pending handle of its lineage (after each one, the last
+   * included): hit n is after the n-th.
+   */
   public static final String DURING_RECOVERY_COMMIT = ProtocolPoint.DURING_RECOVERY_COMMIT.name();
 
   /** Every point, in the order a checkpoint reaches them; for {@code CrashInjector.parse}. */

@@ -271,7 +271,7 @@ public final class TwoPhaseSink<IN>
      */
     public Builder<IN> clock(Clock clock) {
       Objects.requireNonNull(clock, "clock");
-      requireSerializable(clock, "the clock");
+      requireSerializable(clock, "the clock of sink '" + sinkId + "'");
       this.clock = clock;
       return this;
     }
@@ -286,7 +286,7 @@ public final class TwoPhaseSink<IN>
      */
     public Builder<IN> faultInjector(SerializableSupplier<FaultInjector> injector) {
       this.faults = Objects.requireNonNull(injector, "injector");
-      requireSerializable(injector, "the fault injector supplier");
+      requireSerializable(injector, "the fault injector supplier of sink '" + sinkId + "'");
       return this;
     }
 
@@ -308,7 +308,7 @@ public final class TwoPhaseSink<IN>
       Set<String> checked = new HashSet<>();
       for (ParticipantSpec p : participants) {
         if (checked.add(p.name())) {
-          requireSerializable(p);
+          requireSerializable(p, "the factory or mapper of participant '" + p.name() + "'");
         }
       }
       return new TwoPhaseSink<>(new SinkSpec(sinkId, participants, transactionTimeout,
@@ -316,26 +316,16 @@ public final class TwoPhaseSink<IN>
           faults));
     }
 
+    /** Flink ships the sink by Java serialization: fail here, not on the cluster. */
     private void requireSerializable(Object value, String what) {
       try (ObjectOutputStream out = new ObjectOutputStream(OutputStream.nullOutputStream())) {
         out.writeObject(value);
-      } catch (IOException e) {
-        throw new IllegalArgumentException(what + " of sink '" + sinkId + "' is not serializable (" + e + "): Flink "
-            + "ships the sink to its task managers by Java serialization", e);
-      }
-    }
-
-    /** Flink ships the sink by Java serialization: fail here, not on the cluster. */
-    private void requireSerializable(ParticipantSpec p) {
-      try (ObjectOutputStream out = new ObjectOutputStream(OutputStream.nullOutputStream())) {
-        out.writeObject(p);
       } catch (NotSerializableException e) {
-        throw new IllegalArgumentException("the factory or mapper of participant '" + p.name() + "' is not "
-            + "serializable (" + e.getMessage() + " is not): Flink ships the sink to its task managers by Java "
-            + "serialization. Capture only serializable values, a directory as a String rather than a Path", e);
+        throw new IllegalArgumentException(what + " is not serializable (" + e.getMessage() + " is not): Flink "
+            + "ships the sink to its task managers by Java serialization. Capture only serializable values, a "
+            + "directory as a String rather than a Path", e);
       } catch (IOException e) {
-        throw new IllegalArgumentException("the factory or mapper of participant '" + p.name() + "' cannot be "
-            + "serialized: " + e, e);
+        throw new IllegalArgumentException(what + " cannot be serialized: " + e, e);
       }
     }
   }

@@ -8,4 +8,5 @@ module dev.twophase.testkit {
 
   exports dev.twophase.testkit;
   exports dev.twophase.testkit.crash;
+  exports dev.twophase.testkit.statelog;
 }

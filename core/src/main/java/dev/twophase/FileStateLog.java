@@ -255,7 +255,10 @@ public final class FileStateLog implements StateLog {
     return segmentBytes;
   }
 
-  @Override
+  /**
+   * The epoch of this owner of the directory: higher than that of every earlier owner, and the
+   * epoch of every coordinator opened on it.
+   */
   public long ownerEpoch() {
     return log.ownerEpoch();
   }
@@ -277,7 +280,8 @@ public final class FileStateLog implements StateLog {
    *
    * @throws IllegalArgumentException if the id is empty, longer than 255 UTF-8 bytes or not valid
    *     Unicode text
-   * @throws FencedException if the id is already open, or the log is closed
+   * @throws CoordinatorHeldException if the id is already open on this log
+   * @throws FencedException if the log is closed
    */
   @Override
   public CoordinatorLog open(String coordinatorId) {
@@ -285,7 +289,7 @@ public final class FileStateLog implements StateLog {
     CoordinatorEntry entry = log.entry(coordinatorId);
     View view = new View(entry);
     if (views.putIfAbsent(coordinatorId, view) != null) {
-      throw new FencedException(
+      throw new CoordinatorHeldException(coordinatorId, "this process", log.ownerEpoch(),
           "coordinator '"
               + coordinatorId
               + "' is already open on state log "

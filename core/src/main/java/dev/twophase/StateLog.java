@@ -4,26 +4,47 @@ import dev.twophase.annotation.PublicEvolving;
 
 /**
  * The coordinator's durable, append-only record of checkpoints; it replaces Flink's
- * {@code ListState}. One log serves many coordinators of one process (one per input partition or
- * thread, say), each under its own id and with its own checkpoint ids.
+ * {@code ListState}. One log serves many coordinators (one per input partition or thread, say),
+ * each under its own id and with its own checkpoint ids.
  *
- * <p>A log is owned by one process at a time. Opening it claims ownership and raises its owner
- * epoch; a second owner is refused. {@link FileStateLog} is the default, on the local file system;
- * a log in a database table or a Kafka topic can implement this interface so that a coordinator can
- * be recovered on another machine.
+ * <h2>Ownership</h2>
+ * Each coordinator id is owned by one process at a time, under an owner epoch that only rises.
+ * {@link #open} claims it: it raises the coordinator's epoch above that of every earlier owner and
+ * reads the last state in the same atomic step, so that once it returns no earlier owner can
+ * append (its next {@link CoordinatorLog#appendState} fails with {@link FencedException}) and
+ * nothing an earlier owner appended is missing from what it read. A zombie, a process that lost
+ * the coordinator without noticing, can therefore never decide after the new owner has read.
+ *
+ * <p>Where a log lives decides who can claim from it:
+ * <ul>
+ *   <li>{@link FileStateLog} is a local directory owned as a whole by one process (a directory
+ *       lock); its coordinators can be recovered only on the machine that holds the directory.
+ *   <li>A shared log (in a database table or a Kafka topic, in the modules of those
+ *       participants) is opened by many processes at once; any of them can claim any coordinator,
+ *       and so recover it when its owner's machine is lost. Such a log refuses to claim a
+ *       coordinator that another owner holds and has not released ({@link
+ *       CoordinatorHeldException}) unless it was configured to take coordinators over.
+ * </ul>
  *
  * <h2>Contract for implementations</h2>
  * <ul>
  *   <li>{@link CoordinatorLog#appendState} returns only when the record is durable (it survives
- *       power loss); that return is the commit decision. Concurrent appends by different
- *       coordinators should share the cost of durability (group commit).
+ *       power loss, or the loss of a machine for a replicated log); that return is the commit
+ *       decision. Concurrent appends by different coordinators should share the cost of
+ *       durability (group commit).
+ *   <li>An append is conditional on the owner epoch: once another owner has claimed the
+ *       coordinator, it fails with {@link FencedException} and stores nothing.
  *   <li>For each coordinator, reading back yields the last durable state and the highest
  *       completion mark that reached the store; earlier states may be discarded (compaction).
- *   <li>Damage is reported, never skipped: a record that fails its checksum before the tail is a
- *       {@link StateLogCorruptedException}. A torn last record (a crash in the middle of an append
- *       that never returned) is cut off.
- *   <li>An append by an owner that has been superseded fails with {@link FencedException}.
+ *   <li>Damage is reported, never skipped: a record that fails its checksum is a {@link
+ *       StateLogCorruptedException}. A torn last record (a crash in the middle of an append that
+ *       never returned) is cut off.
+ *   <li>The log stores states up to {@link #MAX_STATE_BYTES}.
+ *   <li>A failure whose outcome is unknown (a server that went away after the write was sent)
+ *       is reported as such, never guessed: see {@link CoordinatorLog#appendState}.
  * </ul>
+ * {@code dev.twophase.testkit.StateLogConformanceSuite} checks these rules against a real
+ * store; every implementation should pass it.
  */
 @PublicEvolving
 public interface StateLog extends AutoCloseable {
@@ -40,14 +61,18 @@ public interface StateLog extends AutoCloseable {
   int MAX_STATE_BYTES = 16 * 1024 * 1024;
 
   /**
-   * Claims {@code coordinatorId} in this log and returns its view, holding what the log has for it.
+   * Claims {@code coordinatorId} for this process and returns its view, holding what the log has
+   * for it. The claim and the read are one atomic step: the view's {@link
+   * CoordinatorLog#ownerEpoch()} is above that of every earlier owner of the coordinator, every
+   * earlier owner is fenced from then on, and the view holds everything they appended.
    *
-   * @throws FencedException if a coordinator with this id is already open on this log
+   * @throws CoordinatorHeldException if the coordinator is open on this log object, or held by
+   *     another owner that has not released it and this log does not take coordinators over; the
+   *     message names the holder
+   * @throws TwoPhaseException if the store could not be read or written; nothing was claimed, or
+   *     a claim that did reach the store only raised the epoch (a later open claims again)
    */
   CoordinatorLog open(String coordinatorId);
-
-  /** The epoch of this owner: higher than that of every earlier owner of the log. */
-  long ownerEpoch();
 
   /**
    * The identity of this log: 8 characters of {@code [a-z0-9]}, chosen at random when the log was
@@ -63,16 +88,26 @@ public interface StateLog extends AutoCloseable {
    */
   String logId();
 
-  /** Releases ownership. Coordinators still open on it fail their next append. */
+  /**
+   * Closes the log and releases every coordinator still open on it (a shared log marks them
+   * released in the store, so that another process can claim them without taking them over).
+   * Coordinators still open on it fail their next append. Idempotent.
+   */
   @Override
   void close();
 
-  /** One coordinator's view of the log. Thread-safe; closing it releases the coordinator id. */
+  /**
+   * One coordinator's view of the log, under one owner epoch. Thread-safe; closing it releases
+   * the coordinator id.
+   */
   interface CoordinatorLog extends AutoCloseable {
 
     String coordinatorId();
 
-    /** The owner epoch under which this view appends. */
+    /**
+     * The owner epoch under which this view appends: above that of every earlier owner of this
+     * coordinator, in this log or (for a log owned as a whole) of the log.
+     */
     long ownerEpoch();
 
     /** The {@link StateLog#logId()} of the log this view belongs to. */
@@ -105,7 +140,11 @@ public interface StateLog extends AutoCloseable {
      */
     void appendCompletion(long checkpointId);
 
-    /** Releases the coordinator id; the log stays open for others. */
+    /**
+     * Releases the coordinator id (in the store, for a shared log: another process can then
+     * claim it without taking it over); the log stays open for others. A fenced view releases
+     * nothing. Idempotent.
+     */
     @Override
     void close();
   }

@@ -48,11 +48,6 @@ final class ForgetfulStateLog implements StateLog {
   }
 
   @Override
-  public synchronized long ownerEpoch() {
-    return epoch;
-  }
-
-  @Override
   public synchronized void close() {
     open.clear();
   }

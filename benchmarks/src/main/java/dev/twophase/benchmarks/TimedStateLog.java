@@ -71,11 +71,6 @@ final class TimedStateLog implements StateLog {
   }
 
   @Override
-  public long ownerEpoch() {
-    return delegate.ownerEpoch();
-  }
-
-  @Override
   public String logId() {
     return delegate.logId();
   }

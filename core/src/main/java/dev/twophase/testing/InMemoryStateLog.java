@@ -2,6 +2,7 @@ package dev.twophase.testing;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.annotation.PublicEvolving;
+import dev.twophase.CoordinatorHeldException;
 import dev.twophase.FencedException;
 import dev.twophase.StateLog;
 import dev.twophase.StoredState;
@@ -115,7 +116,7 @@ public final class InMemoryStateLog implements StateLog {
     }
   }
 
-  @Override
+  /** The epoch of this owner: higher than that of every earlier owner of the log. */
   public long ownerEpoch() {
     return epoch;
   }
@@ -131,7 +132,9 @@ public final class InMemoryStateLog implements StateLog {
     Objects.requireNonNull(coordinatorId, "coordinatorId");
     checkOwner();
     if (!open.add(coordinatorId)) {
-      throw new FencedException("coordinator '" + coordinatorId + "' is already open on this log");
+      throw new CoordinatorHeldException(coordinatorId, "this process", epoch,
+          "coordinator '" + coordinatorId + "' is already open on this log: close its "
+              + "CoordinatorLog first; two coordinators must never share an id");
     }
     StoredState last;
     long completed;

@@ -48,7 +48,7 @@ final class StateLogChild {
   }
 
   public static void main(String[] args) throws Exception {
-    StateLogFactory factory = (StateLogFactory) Class.forName(args[0])
+    StateLogFactory factory = Class.forName(args[0]).asSubclass(StateLogFactory.class)
         .getDeclaredConstructor().newInstance();
     boolean takeOver = Boolean.parseBoolean(args[1]);
     Map<String, String> settings = new HashMap<>();

@@ -60,6 +60,9 @@ import org.junit.jupiter.api.Test;
 @PublicEvolving
 public abstract class StateLogConformanceSuite {
 
+  /** For subclasses. */
+  protected StateLogConformanceSuite() {}
+
   // ------------------------------------------------------------------------- for subclasses
 
   /**
@@ -715,9 +718,12 @@ public abstract class StateLogConformanceSuite {
     byte[] largest = Payloads.of(c, 1, StateLog.MAX_STATE_BYTES);
     StateLog log = newOwner(false);
     CoordinatorLog view = log.open(c);
-    view.appendState(1, largest);
-    view.appendState(2, Payloads.of(c, 2));
-    view.appendState(3, largest);
+    assertDoesNotThrow(() -> {
+      view.appendState(1, largest);
+      view.appendState(2, Payloads.of(c, 2));
+      view.appendState(3, largest);
+    }, "rule: the log stores states up to MAX_STATE_BYTES (" + StateLog.MAX_STATE_BYTES
+        + " bytes), but an append of that size failed");
     view.close();
     log.close();
     Readout read = readBack(c).get(c);

@@ -57,4 +57,22 @@ final class MutantSuites {
       }
     }
   }
+
+  static final class Shared extends SharedDirectoryStateLogConformanceTest {
+    private final Class<? extends StateLogFactory> mutant;
+
+    Shared(Class<? extends StateLogFactory> mutant) {
+      this.mutant = mutant;
+    }
+
+    @Override
+    protected Class<? extends StateLogFactory> factory() {
+      return mutant;
+    }
+
+    @Override
+    protected void compact(StateLog log) {
+      compactMutant(log);
+    }
+  }
 }

@@ -47,6 +47,9 @@ final class Mutants {
     }
 
     StateLog openCorrect(Map<String, String> settings, boolean takeOver) throws Exception {
+      if ("shared".equals(settings.get("log"))) {
+        return new SharedDirectoryStateLog.Factory().open(settings, takeOver);
+      }
       return settings.containsKey("directory")
           ? new FileStateLogConformanceTest.Factory().open(settings, takeOver)
           : new InMemoryStateLogConformanceTest.Factory().open(settings, takeOver);
@@ -399,8 +402,11 @@ final class Mutants {
 
             @Override
             public void close() {
-              flush();
-              delegate.close();
+              try {
+                flush();
+              } finally {
+                delegate.close();
+              }
             }
           };
           synchronized (flushes) {
@@ -411,10 +417,19 @@ final class Mutants {
 
         @Override
         public void close() {
-          synchronized (flushes) {
-            flushes.forEach(Runnable::run);
+          try {
+            synchronized (flushes) {
+              for (Runnable flush : flushes) {
+                try {
+                  flush.run();
+                } catch (RuntimeException e) {
+                  // a fenced or refused flush: the log is closed anyway
+                }
+              }
+            }
+          } finally {
+            delegate.close();
           }
-          delegate.close();
         }
       };
     }
@@ -454,6 +469,35 @@ final class Mutants {
     @Override
     StateLog wrap(StateLog log, String store) {
       return log;
+    }
+  }
+
+  /** Every owner takes coordinators over: a held coordinator is never refused. */
+  public static final class AlwaysTakesOver extends MutantFactory {
+    @Override
+    StateLog openCorrect(Map<String, String> settings, boolean takeOver) throws Exception {
+      return super.openCorrect(settings, true);
+    }
+
+    @Override
+    StateLog wrap(StateLog log, String store) {
+      return log;
+    }
+  }
+
+  /** Closing a view does not release its coordinator in the store. */
+  public static final class CloseKeepsTheClaim extends MutantFactory {
+    @Override
+    StateLog wrap(StateLog log, String store) {
+      return new DelegatingStateLog(log) {
+        @Override
+        CoordinatorLog view(CoordinatorLog view) {
+          return new View(view) {
+            @Override
+            public void close() {}
+          };
+        }
+      };
     }
   }
 }

@@ -2,7 +2,6 @@ package dev.twophase.testkit.statelog;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.twophase.FencedException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -43,11 +42,7 @@ final class ChildLog implements AutoCloseable {
       return ok() ? null : line.split(" ")[1];
     }
 
-    /** Whether the child's command failed with a {@link FencedException} (or a subclass). */
-    boolean fenced() {
-      return isA(FencedException.class);
-    }
-
+    /** Whether the child's command failed with a {@code type} (or a subclass). */
     boolean isA(Class<? extends Throwable> type) {
       if (ok()) {
         return false;

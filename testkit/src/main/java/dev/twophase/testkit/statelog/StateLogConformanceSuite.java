@@ -390,6 +390,49 @@ public abstract class StateLogConformanceSuite {
         "rule: a view opened again reads the last state appended");
   }
 
+  @Test
+  void claimIsAtomicWithItsReadWhileTheOldOwnerAppends() throws Exception {
+    assumeTrue(ownership() != Ownership.WHOLE_LOG, "a log owned as a whole refuses a second owner");
+    String c = "racing";
+    StateLog first = newOwner(false);
+    CoordinatorLog old = first.open(c);
+    old.appendState(1, Payloads.of(c, 1));
+    RacingAppender appender = new RacingAppender(old);
+    appender.start();
+    try {
+      appender.awaitAppends(5);
+      StateLog second = newOwner(true);
+      CoordinatorLog now = second.open(c);
+      StoredState read = now.lastState();
+      Throwable failure = appender.awaitFailure(10_000);
+      assertNotNull(failure,
+          "rule: once another owner claimed the coordinator, the superseded owner's appends fail,"
+              + " but it went on appending up to checkpoint " + appender.lastReturned());
+      assertTrue(failure instanceof TwoPhaseException,
+          "rule: a superseded owner's append fails with FencedException (or another"
+              + " TwoPhaseException if the log cannot know the outcome), not " + failure);
+      long last = appender.lastReturned();
+      assertNotNull(read, "rule: the claim reads everything earlier owners appended: it read none");
+      // An append whose outcome the log cannot know may have been stored before the claim.
+      boolean unknown = !(failure instanceof dev.twophase.FencedException);
+      assertTrue(read.checkpointId() == last || (unknown && read.checkpointId() == last + 1),
+          "rule: the claim and its read are one atomic step: the new owner read checkpoint "
+              + read.checkpointId() + ", but the superseded owner's last append to return was "
+              + last + (read.checkpointId() < last
+                  ? " (it returned after the read: the claim fenced too late)"
+                  : " (an append that failed with " + failure.getClass().getSimpleName()
+                      + " was read)"));
+      assertState(read, c, read.checkpointId(), Payloads.of(c, read.checkpointId()),
+          "rule: the claim reads the bytes appended");
+      now.close();
+      second.close();
+      assertState(readBack(c).get(c), c, read.checkpointId(), Payloads.of(c, read.checkpointId()),
+          "rule: nothing the superseded owner appended after the claim is stored");
+    } finally {
+      appender.stop();
+    }
+  }
+
   // ------------------------------------------------------------------- ownership across JVMs
 
   @Test

@@ -6,6 +6,7 @@ import dev.twophase.FileStateLog;
 import dev.twophase.StateLog;
 import dev.twophase.StateLog.CoordinatorLog;
 import dev.twophase.StateLogCorruptedException;
+import dev.twophase.StoredState;
 import dev.twophase.TwoPhaseException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -42,7 +44,7 @@ final class Mutants {
   /** Opens the correct log of the store and wraps it. */
   abstract static class MutantFactory implements StateLogFactory {
     @Override
-    public final StateLog open(Map<String, String> settings, boolean takeOver) throws Exception {
+    public StateLog open(Map<String, String> settings, boolean takeOver) throws Exception {
       return wrap(openCorrect(settings, takeOver), new TreeMap<>(settings).toString());
     }
 
@@ -498,6 +500,44 @@ final class Mutants {
           };
         }
       };
+    }
+  }
+
+  /**
+   * The claim is two steps: the new owner reads what the store holds, then raises the epoch, and
+   * an append of the old owner in between is neither read nor fenced.
+   */
+  public static final class ReadsBeforeItClaims extends MutantFactory {
+    private static final Map<String, Map<String, StoredState>> STORED = new ConcurrentHashMap<>();
+
+    @Override
+    public StateLog open(Map<String, String> settings, boolean takeOver) throws Exception {
+      Map<String, StoredState> stored = STORED.computeIfAbsent(
+          new TreeMap<>(settings).toString(), k -> new ConcurrentHashMap<>());
+      Map<String, StoredState> read = new HashMap<>(stored);
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+      return new DelegatingStateLog(openCorrect(settings, takeOver)) {
+        @Override
+        CoordinatorLog view(CoordinatorLog view) {
+          return new View(view) {
+            @Override
+            public StoredState lastState() {
+              return read.get(coordinatorId());
+            }
+
+            @Override
+            public void appendState(long checkpointId, byte[] payload) {
+              delegate.appendState(checkpointId, payload);
+              stored.put(coordinatorId(), new StoredState(checkpointId, payload));
+            }
+          };
+        }
+      };
+    }
+
+    @Override
+    StateLog wrap(StateLog log, String store) {
+      throw new AssertionError("not used: open is overridden");
     }
   }
 }

@@ -89,6 +89,7 @@ class StateLogSuiteSelfTest {
     assertPasses(new FileStateLogConformanceTest(), Set.of(
         // a second owner is refused while the first lives, it fences nothing
         "appendIsDurableWhenTheOwnerIsAbandoned", "takeOverFencesThePreviousOwner",
+        "claimIsAtomicWithItsReadWhileTheOldOwnerAppends",
         "ownerInAnotherJvmIsFencedByATakeOver",
         "claimOfAHeldCoordinatorIsRefusedWithoutTakeOver",
         "claimOfACoordinatorHeldInAnotherJvmIsRefusedUntilReleased"));
@@ -238,6 +239,7 @@ class StateLogSuiteSelfTest {
     mutant("shared: a superseded owner's append succeeds",
         MutantSuites.Shared::new, Mutants.NeverFenced.class,
         "takeOverFencesThePreviousOwner",
+        "claimIsAtomicWithItsReadWhileTheOldOwnerAppends",
         "ownerInAnotherJvmIsFencedByATakeOver");
     mutant("shared: closing a view keeps the claim",
         MutantSuites.Shared::new, Mutants.CloseKeepsTheClaim.class,
@@ -251,6 +253,9 @@ class StateLogSuiteSelfTest {
         "ownerInAnotherJvmIsFencedByATakeOver",
         "claimOfAHeldCoordinatorIsRefusedWithoutTakeOver",
         "claimOfACoordinatorHeldInAnotherJvmIsRefusedUntilReleased");
+    mutant("in memory: the claim reads first and raises the epoch after",
+        MutantSuites.InMemory::new, Mutants.ReadsBeforeItClaims.class,
+        "claimIsAtomicWithItsReadWhileTheOldOwnerAppends");
     mutant("in memory: states above 1 MiB are refused",
         MutantSuites.InMemory::new, Mutants.RefusesLargeStates.class,
         "stateOfMaxStateBytesRoundTrips");

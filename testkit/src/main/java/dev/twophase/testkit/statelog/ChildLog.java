@@ -75,13 +75,15 @@ final class ChildLog implements AutoCloseable {
   }
 
   /** Starts a child JVM that opens owners through {@code factory} on the store {@code settings} name. */
-  static ChildLog start(String name, Class<? extends StateLogFactory> factory,
-      Map<String, String> settings, boolean takeOver) throws IOException {
+  static ChildLog start(String name, List<String> jvmOptions,
+      Class<? extends StateLogFactory> factory, Map<String, String> settings, boolean takeOver)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-XX:+UseSerialGC");
     command.add("-XX:TieredStopAtLevel=1");
     command.add("-Xshare:auto");
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(classPath());
     command.add(StateLogChild.class.getName());

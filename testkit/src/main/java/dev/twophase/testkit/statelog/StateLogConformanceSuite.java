@@ -44,7 +44,7 @@ import org.junit.jupiter.api.Test;
  * name, a topic) and {@link #storeSettings()} names it; {@link #factory()} opens owners on it, in
  * this JVM and in child JVMs; {@link #damageLastState(String)} damages what the store holds for
  * a coordinator so that its checksum fails. Optional: {@link #compact(StateLog)}, {@link
- * #storeOutlivesJvm()}, {@link #storeCanBeDamaged()}.
+ * #storeOutlivesJvm()}, {@link #storeCanBeDamaged()}, {@link #childJvmOptions()}.
  *
  * <p>Every owner the suite opens comes from {@link StateLogFactory#open}, as a new process would
  * open the log; a check that needs another process starts a child JVM ({@link StateLogChild}) on
@@ -114,6 +114,14 @@ public abstract class StateLogConformanceSuite {
    */
   protected boolean storeCanBeDamaged() {
     return true;
+  }
+
+  /**
+   * Options for the child JVMs' {@code java} command, before the class path (system properties
+   * your factory reads, {@code -Xmx}, say). Default: none.
+   */
+  protected List<String> childJvmOptions() {
+    return List.of();
   }
 
   // ------------------------------------------------------------------------------ life cycle
@@ -829,7 +837,7 @@ public abstract class StateLogConformanceSuite {
   }
 
   private ChildLog startChild(String name, boolean takeOver) throws Exception {
-    ChildLog child = ChildLog.start(name, factory(), storeSettings(), takeOver);
+    ChildLog child = ChildLog.start(name, childJvmOptions(), factory(), storeSettings(), takeOver);
     children.add(child);
     return child;
   }

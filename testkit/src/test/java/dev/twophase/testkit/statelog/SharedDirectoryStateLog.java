@@ -165,9 +165,13 @@ final class SharedDirectoryStateLog implements StateLog {
     ReentrantLock jvmLock = JVM_LOCKS.computeIfAbsent(dir, d -> new ReentrantLock());
     jvmLock.lock();
     try (FileChannel channel = FileChannel.open(dir.resolve("claims.lock"),
-            StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock = channel.lock()) {
-      return step.run();
+        StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+      FileLock lock = channel.lock();
+      try {
+        return step.run();
+      } finally {
+        lock.release();
+      }
     } catch (IOException e) {
       throw new TwoPhaseException("shared state log " + dir + ": " + e, e);
     } finally {

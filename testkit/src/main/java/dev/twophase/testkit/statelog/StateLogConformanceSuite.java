@@ -837,7 +837,14 @@ public abstract class StateLogConformanceSuite {
 
   /** A new owner of the test's store, as a newly started process would open it. */
   private StateLog newOwner(boolean takeOver) throws Exception {
-    StateLogFactory f = factory().getDeclaredConstructor().newInstance();
+    StateLogFactory f;
+    try {
+      f = factory().getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new AssertionError(factory().getName() + " cannot be created through its no-argument"
+          + " constructor (the suite and its child JVMs need one, public, in a public class): " + e,
+          e);
+    }
     StateLog log = f.open(storeSettings(), takeOver);
     assertNotNull(log, factory().getName() + ".open returned null");
     owners.add(log);

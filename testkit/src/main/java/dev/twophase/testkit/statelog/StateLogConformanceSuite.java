@@ -866,7 +866,7 @@ public abstract class StateLogConformanceSuite {
     try {
       f = factory().getDeclaredConstructor().newInstance();
     } catch (ReflectiveOperationException e) {
-      throw new AssertionError(factory().getName() + " cannot be created through its no-argument"
+      throw new LinkageError(factory().getName() + " cannot be created through its no-argument"
           + " constructor (the suite and its child JVMs need one, public, in a public class): " + e,
           e);
     }

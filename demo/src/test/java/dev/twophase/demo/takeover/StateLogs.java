@@ -1,0 +1,31 @@
+package dev.twophase.demo.takeover;
+
+import dev.twophase.FaultInjector;
+import dev.twophase.FileStateLog;
+import dev.twophase.StateLog;
+import java.nio.file.Path;
+
+/** The state log a {@link TakeoverJob} runs on, from its {@code log=} argument. */
+final class StateLogs {
+
+  private StateLogs() {}
+
+  /**
+   * Opens the log of {@code spec}: {@code file:<dir>} (a stand-in for a replicated log: a
+   * directory that survives the process, owned as a whole by one process at a time).
+   */
+  static StateLog open(String spec, String owner, boolean takeOver, FaultInjector faults) {
+    int colon = spec.indexOf(':');
+    String kind = colon < 0 ? spec : spec.substring(0, colon);
+    String rest = colon < 0 ? "" : spec.substring(colon + 1);
+    return switch (kind) {
+      case "file" -> FileStateLog.builder(Path.of(rest)).segmentBytes(4096).faultInjector(faults).build();
+      default -> throw new IllegalArgumentException("state log '" + spec + "': expected file:<dir>");
+    };
+  }
+
+  /** Whether the log of {@code spec} is shared by processes (claims coordinators, fences earlier owners). */
+  static boolean shared(String spec) {
+    return !spec.startsWith("file:");
+  }
+}

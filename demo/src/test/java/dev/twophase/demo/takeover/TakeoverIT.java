@@ -1,0 +1,193 @@
+package dev.twophase.demo.takeover;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.twophase.ProtocolPoint;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Take-over after a crash: process A (a child JVM, {@link TakeoverJob}) runs one coordinator over
+ * files, PostgreSQL and Kafka and is killed with {@code SIGKILL} at a protocol point; its local
+ * directory is deleted; process B (another JVM, another owner name, take-over on) claims the
+ * coordinator on the state log, recovers and finishes the input. Then an independent {@link
+ * Checker} reads every participant: each record exactly once, nothing prepared, open or in
+ * progress.
+ *
+ * <p>Points: every point a run from a fresh log reaches ({@code BEFORE_PRE_COMMIT} ...
+ * {@code AFTER_COMMITS}, as the demo's {@code CrashPlan.IN_RUN}), in the middle checkpoint, and
+ * the recovery point {@code DURING_RECOVERY_COMMIT} (A killed after a decision, B killed during
+ * its recovery commits, a third JVM recovers). {@code DURING_LOG_APPEND} and {@code
+ * DURING_COMPACTION} are points of the logs that report them ({@link #pointsOf}). The {@code
+ * BETWEEN_*} points are reached twice per checkpoint (three participants): the cases alternate
+ * between the two hits, one per log.
+ *
+ * <p>Logs: {@code file} is {@code FileStateLog} in a directory that survives A, a stand-in for a
+ * replicated log (one process at a time; it cannot take part in the zombie case).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TakeoverIT {
+
+  static final long RECORDS = 40;
+  static final int EVERY = 10;
+  /** The checkpoint the crash lands in: records before and after it. */
+  static final int MIDDLE = 2;
+  /** Participants - 1: the BETWEEN_* hits per checkpoint. */
+  static final int PAIRS = 2;
+
+  static final List<String> LOGS = List.of("file");
+
+  private static final Duration CHILD_TIMEOUT = Duration.ofSeconds(90);
+  private static final Pattern EPOCH = Pattern.compile(Pattern.quote(TakeoverJob.CLAIMED) + "([0-9]+),.*");
+  private static final AtomicInteger CASES = new AtomicInteger();
+
+  private Servers servers;
+
+  @BeforeAll
+  void startServers() throws Exception {
+    servers = Servers.start();
+  }
+
+  @AfterAll
+  void stopServers() throws Exception {
+    if (servers != null) {
+      servers.close();
+    }
+  }
+
+  /** The points a crash case covers on {@code log}. */
+  static List<ProtocolPoint> pointsOf(String log) {
+    List<ProtocolPoint> points = new ArrayList<>(List.of(
+        ProtocolPoint.BEFORE_PRE_COMMIT,
+        ProtocolPoint.BETWEEN_PRE_COMMITS,
+        ProtocolPoint.AFTER_PRE_COMMITS,
+        ProtocolPoint.AFTER_LOG_APPEND,
+        ProtocolPoint.BETWEEN_COMMITS,
+        ProtocolPoint.AFTER_COMMITS,
+        ProtocolPoint.DURING_RECOVERY_COMMIT));
+    if (log.equals("file")) {
+      points.add(ProtocolPoint.DURING_LOG_APPEND);
+      points.add(ProtocolPoint.DURING_COMPACTION);
+    }
+    return points;
+  }
+
+  /** The JVMs' crash specs of one case: one per killed JVM; a last one runs to the end. */
+  static List<String> plan(ProtocolPoint point, int logIndex) {
+    return switch (point) {
+      case BETWEEN_PRE_COMMITS, BETWEEN_COMMITS -> List.of(point + ":" + ((MIDDLE - 1) * PAIRS + 1 + logIndex % PAIRS));
+      case DURING_LOG_APPEND -> List.of(point + ":" + (MIDDLE + 1)); // the first append is the start-up record
+      case DURING_RECOVERY_COMMIT -> List.of(ProtocolPoint.AFTER_LOG_APPEND + ":" + MIDDLE, point + ":1");
+      case DURING_COMPACTION -> List.of(point + ":1");
+      default -> List.of(point + ":" + MIDDLE);
+    };
+  }
+
+  static Stream<Arguments> cases() {
+    List<Arguments> cases = new ArrayList<>();
+    for (int i = 0; i < LOGS.size(); i++) {
+      for (ProtocolPoint p : pointsOf(LOGS.get(i))) {
+        cases.add(Arguments.of(LOGS.get(i), p, plan(p, i)));
+      }
+    }
+    return cases.stream();
+  }
+
+  /** No point is left out without saying so: every point is covered on some log. */
+  @Test
+  void everyPointIsCovered() {
+    Set<ProtocolPoint> covered = EnumSet.noneOf(ProtocolPoint.class);
+    LOGS.forEach(log -> covered.addAll(pointsOf(log)));
+    assertEquals(EnumSet.allOf(ProtocolPoint.class), covered);
+  }
+
+  @ParameterizedTest(name = "{0} log, A killed at {2}")
+  @MethodSource("cases")
+  void killedOwnerIsTakenOver(String log, ProtocolPoint point, List<String> crashes, @TempDir Path dir)
+      throws Exception {
+    Case c = newCase(log, dir);
+    List<String> all = new ArrayList<>();
+    long lastEpoch = 0;
+    for (int jvm = 0; jvm <= crashes.size(); jvm++) {
+      String owner = String.valueOf((char) ('A' + jvm));
+      String crash = jvm < crashes.size() ? crashes.get(jvm) : "none";
+      Path local = dir.resolve("local-" + owner);
+      JobArgs args = c.args.withOwner(owner, local.toString(), crash, jvm > 0, 0);
+      try (ChildJob job = ChildJob.start(owner, args)) {
+        boolean ended = job.awaitExit(CHILD_TIMEOUT);
+        String text = job.output();
+        all.add(text);
+        assertTrue(ended, owner + " did not end within " + CHILD_TIMEOUT + "\n" + text);
+        long epoch = epoch(job);
+        if (epoch >= 0 || jvm == crashes.size()) { // a JVM killed before its claim returned has none
+          assertTrue(epoch > lastEpoch, owner + " claimed under epoch " + epoch + ", not above " + lastEpoch + "\n" + text);
+          lastEpoch = epoch;
+        }
+        if (jvm < crashes.size()) {
+          assertEquals(crash, job.killedAt(), owner + " must reach " + crash + "\n" + text);
+          assertEquals(ChildJob.SIGKILL_EXIT, job.exitCode(), owner + " must die of SIGKILL\n" + text);
+        } else {
+          assertEquals(0, job.exitCode(), owner + " must finish\n" + text);
+          assertTrue(job.lines().stream().anyMatch(l -> l.startsWith(TakeoverJob.FINISHED)), text);
+        }
+      }
+      Servers.deleteTree(local); // the machine is gone: nothing local survives
+    }
+    assertEquals(List.of(), c.check(servers), String.join("\n----\n", all));
+  }
+
+  private Case newCase(String log, Path dir) throws Exception {
+    int n = CASES.incrementAndGet();
+    String id = "tk" + n;
+    Path shared = Files.createDirectories(dir.resolve("shared"));
+    String logSpec = switch (log) {
+      case "file" -> "file:" + shared.resolve("state-log");
+      default -> throw new IllegalArgumentException(log);
+    };
+    String table = "orders_" + id;
+    String topic = "orders-" + id;
+    servers.createTable(table);
+    servers.createTopic(topic);
+    JobArgs args = new JobArgs("A", id, logSpec, false, shared.resolve("out").toString(), "",
+        servers.pgUrl(), table, servers.bootstrap(), topic, "tx-" + id + "-", RECORDS, EVERY, 0, "none");
+    return new Case(args);
+  }
+
+  private static long epoch(ChildJob job) {
+    for (String line : job.lines()) {
+      Matcher m = EPOCH.matcher(line);
+      if (m.matches()) {
+        return Long.parseLong(m.group(1));
+      }
+    }
+    return -1; // killed before its coordinator was built
+  }
+
+  record Case(JobArgs args) {
+    List<String> check(Servers servers) throws Exception {
+      return new Checker(args.records())
+          .files(Path.of(args.output()))
+          .table(servers.pg(), args.table(), args.coordinator())
+          .topic(servers.bootstrap(), args.topic(), args.idPrefix())
+          .problems();
+    }
+  }
+}

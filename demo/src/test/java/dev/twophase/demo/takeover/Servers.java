@@ -31,6 +31,24 @@ final class Servers implements AutoCloseable {
     this.postgres = postgres;
   }
 
+  private static Servers shared;
+
+  /** The servers of this JVM, started on first use and stopped when it exits. */
+  static synchronized Servers shared() throws IOException {
+    if (shared == null) {
+      Servers s = start();
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          s.close();
+        } catch (IOException e) {
+          // the JVM is ending; target/ is cleaned by the next run
+        }
+      }, "takeover-servers-stop"));
+      shared = s;
+    }
+    return shared;
+  }
+
   static Servers start() throws IOException {
     Path dir = Path.of("target", "takeover-servers").toAbsolutePath();
     deleteTree(dir);

@@ -24,6 +24,11 @@ final class StateLogs {
     };
   }
 
+  /** Whether logs of {@code kind} ({@code file}, {@code jdbc}, {@code kafka}) are shared by processes. */
+  static boolean sharedKind(String kind) {
+    return !kind.equals("file");
+  }
+
   /** Whether the log of {@code spec} is shared by processes (claims coordinators, fences earlier owners). */
   static boolean shared(String spec) {
     return !spec.startsWith("file:");

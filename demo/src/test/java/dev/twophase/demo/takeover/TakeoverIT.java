@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -63,14 +62,7 @@ class TakeoverIT {
 
   @BeforeAll
   void startServers() throws Exception {
-    servers = Servers.start();
-  }
-
-  @AfterAll
-  void stopServers() throws Exception {
-    if (servers != null) {
-      servers.close();
-    }
+    servers = Servers.shared();
   }
 
   /** The points a crash case covers on {@code log}. */
@@ -158,10 +150,7 @@ class TakeoverIT {
     int n = CASES.incrementAndGet();
     String id = "tk" + n;
     Path shared = Files.createDirectories(dir.resolve("shared"));
-    String logSpec = switch (log) {
-      case "file" -> "file:" + shared.resolve("state-log");
-      default -> throw new IllegalArgumentException(log);
-    };
+    String logSpec = logSpec(log, shared, servers, id);
     String table = "orders_" + id;
     String topic = "orders-" + id;
     servers.createTable(table);
@@ -169,6 +158,14 @@ class TakeoverIT {
     JobArgs args = new JobArgs("A", id, logSpec, false, shared.resolve("out").toString(), "",
         servers.pgUrl(), table, servers.bootstrap(), topic, "tx-" + id + "-", RECORDS, EVERY, 0, "none");
     return new Case(args);
+  }
+
+  /** The {@code log=} argument of the jobs of one case on {@code log}. */
+  static String logSpec(String log, Path shared, Servers servers, String id) {
+    return switch (log) {
+      case "file" -> "file:" + shared.resolve("state-log");
+      default -> throw new IllegalArgumentException(log);
+    };
   }
 
   private static long epoch(ChildJob job) {

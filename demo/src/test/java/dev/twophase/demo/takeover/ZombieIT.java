@@ -1,0 +1,116 @@
+package dev.twophase.demo.takeover;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A zombie: process A runs one coordinator over files, PostgreSQL and Kafka on a shared state log
+ * and is stopped with {@code SIGSTOP} after it committed a few checkpoints; process B (take-over
+ * on) claims the coordinator, which fences A in the log; A is resumed with {@code SIGCONT}. A must
+ * fail with a {@code FencedException} and decide and commit nothing after its resumption; B (or,
+ * where B cannot start while A lives, a B started after A is gone) recovers and finishes the input;
+ * the independent {@link Checker} then finds every record exactly once in each participant and
+ * nothing prepared, open or in progress.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ZombieIT {
+
+  static final long RECORDS = 60;
+  static final int EVERY = 5;
+  /** A's pace: a checkpoint every 0.5 s, so that it is in the middle of its input when stopped. */
+  static final long DELAY_MILLIS = 100;
+
+  private static final Duration TIMEOUT = Duration.ofSeconds(90);
+
+  private Servers servers;
+
+  @BeforeAll
+  void startServers() throws Exception {
+    servers = Servers.shared();
+  }
+
+  static Stream<String> sharedLogs() {
+    return TakeoverIT.LOGS.stream().filter(StateLogs::sharedKind);
+  }
+
+  @ParameterizedTest(name = "{0} log")
+  @MethodSource("sharedLogs")
+  void aStoppedOwnerIsFencedAndDecidesNothing(String log, @TempDir Path dir) throws Exception {
+    String id = "zombie" + log;
+    Path shared = Files.createDirectories(dir.resolve("shared"));
+    String table = "orders_" + id;
+    String topic = "orders-" + id;
+    servers.createTable(table);
+    servers.createTopic(topic);
+    JobArgs base = new JobArgs("A", id, TakeoverIT.logSpec(log, shared, servers, id), false,
+        shared.resolve("out").toString(), dir.resolve("local-A").toString(), servers.pgUrl(), table,
+        servers.bootstrap(), topic, "tx-" + id + "-", RECORDS, EVERY, DELAY_MILLIS, "none");
+    List<String> findings = new ArrayList<>();
+    List<String> outputs = new ArrayList<>();
+    try (ChildJob a = ChildJob.start("A", base)) {
+      assertTrue(a.awaitLine(l -> l.equals(TakeoverJob.COMMITTED + 3), TIMEOUT), a.output());
+      a.signal("STOP");
+      Thread.sleep(300); // what A printed before it stopped reaches us
+      int stoppedAt = a.lineCount();
+
+      ChildJob b = ChildJob.start("B", base.withOwner("B", dir.resolve("local-B").toString(), "none", true, 0));
+      boolean bEnded = b.awaitExit(TIMEOUT);
+      outputs.add(b.output());
+      assertTrue(bEnded, "B did not end within " + TIMEOUT + " while A was stopped\n" + b.output());
+      boolean bFinished = b.exitCode() == 0;
+      if (!bFinished) {
+        findings.add("B could not take over while A was stopped: " + b.lines().stream()
+            .filter(l -> l.startsWith(TakeoverJob.FAILED) || l.startsWith("  caused by")).toList());
+      }
+
+      a.signal("CONT");
+      boolean aEnded = a.awaitExit(Duration.ofSeconds(30));
+      outputs.add(0, a.output());
+      if (!aEnded) {
+        findings.add("A did not exit within 30 s of its resumption: killed");
+      }
+      List<String> after = a.lines().subList(stoppedAt, a.lineCount());
+      System.out.println("A after SIGCONT: " + after);
+      assertEquals(List.of(), after.stream()
+          .filter(l -> l.startsWith(TakeoverJob.DECIDED) || l.startsWith(TakeoverJob.COMMITTED)
+              || l.startsWith(TakeoverJob.FINISHED))
+          .toList(), "A decided or committed after B claimed the coordinator\n" + a.output());
+      assertTrue(after.stream().anyMatch(l -> l.startsWith(TakeoverJob.FAILED) && l.contains("FencedException")),
+          "A must fail with a FencedException\n" + a.output());
+
+      // What the zombie left behind, before anyone cleans it up.
+      List<String> left = new Checker(RECORDS).files(Path.of(base.output()))
+          .table(servers.pg(), table, id).topic(servers.bootstrap(), topic, base.idPrefix()).problems().stream()
+          .filter(p -> p.contains("left")).toList();
+      if (!left.isEmpty()) {
+        findings.add("after A's end" + (bFinished ? " (B finished)" : "") + ": " + left);
+      }
+
+      if (!bFinished) {
+        try (ChildJob b2 = ChildJob.start("B2", base.withOwner("B2", dir.resolve("local-B2").toString(), "none",
+            true, 0))) {
+          boolean ended = b2.awaitExit(TIMEOUT);
+          outputs.add(b2.output());
+          assertTrue(ended && b2.exitCode() == 0, "B2 must finish once A is gone\n" + b2.output());
+        }
+      }
+      b.close();
+    }
+    System.out.println("zombie findings (" + log + "): " + findings);
+    assertEquals(List.of(), new Checker(RECORDS).files(Path.of(base.output()))
+        .table(servers.pg(), table, id).topic(servers.bootstrap(), topic, base.idPrefix()).problems(),
+        String.join("\n----\n", outputs));
+  }
+}

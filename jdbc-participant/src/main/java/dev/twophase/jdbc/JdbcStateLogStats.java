@@ -32,7 +32,11 @@ import java.util.Locale;
 public record JdbcStateLogStats(long stateAppends, long completionMarks, long appendedBytes,
     long transactions, long claims, long fencedAppends, long failedTransactions) {
 
-  /** @throws IllegalArgumentException if a count is negative */
+  /**
+   * Statistics with the given counts.
+   *
+   * @throws IllegalArgumentException if a count is negative
+   */
   public JdbcStateLogStats {
     long[] counts = {stateAppends, completionMarks, appendedBytes, transactions, claims,
         fencedAppends, failedTransactions};

@@ -14,6 +14,8 @@ public final class OwnerNames {
   private OwnerNames() {}
 
   /**
+   * Returns {@code name} once checked.
+   *
    * @throws IllegalArgumentException if the name is empty or longer than {@value
    *     StateLogTable#ID_CHARS} characters
    */

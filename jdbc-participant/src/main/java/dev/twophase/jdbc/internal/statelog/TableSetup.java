@@ -20,6 +20,8 @@ public final class TableSetup {
   private TableSetup() {}
 
   /**
+   * Prepares the table on {@code c} (auto-commit on) and returns what the log needs of it.
+   *
    * @throws DatabaseSetupException if a setting makes appends not durable or too small, or the
    *     table is missing (not created) or of another shape; the message names the table or the
    *     setting and the fix

@@ -3,6 +3,7 @@ package dev.twophase.demo.takeover;
 import dev.twophase.FaultInjector;
 import dev.twophase.FileStateLog;
 import dev.twophase.StateLog;
+import dev.twophase.jdbc.JdbcStateLog;
 import java.nio.file.Path;
 
 /** The state log a {@link TakeoverJob} runs on, from its {@code log=} argument. */
@@ -12,7 +13,9 @@ final class StateLogs {
 
   /**
    * Opens the log of {@code spec}: {@code file:<dir>} (a stand-in for a replicated log: a
-   * directory that survives the process, owned as a whole by one process at a time).
+   * directory that survives the process, owned as a whole by one process at a time); {@code
+   * jdbc:<url>|<table>} (a {@link JdbcStateLog}; this JVM's data source, never closed: the JVM
+   * ends with the job).
    */
   static StateLog open(String spec, String owner, boolean takeOver, FaultInjector faults) {
     int colon = spec.indexOf(':');
@@ -20,7 +23,16 @@ final class StateLogs {
     String rest = colon < 0 ? "" : spec.substring(colon + 1);
     return switch (kind) {
       case "file" -> FileStateLog.builder(Path.of(rest)).segmentBytes(4096).faultInjector(faults).build();
-      default -> throw new IllegalArgumentException("state log '" + spec + "': expected file:<dir>");
+      case "jdbc" -> {
+        int bar = rest.lastIndexOf('|');
+        yield JdbcStateLog.builder(TakeoverJob.dataSource(rest.substring(0, bar)))
+            .table(rest.substring(bar + 1))
+            .ownerName(owner)
+            .takeOver(takeOver)
+            .build();
+      }
+      default -> throw new IllegalArgumentException("state log '" + spec + "': expected file:<dir> or "
+          + "jdbc:<url>|<table>");
     };
   }
 

@@ -52,7 +52,7 @@ class TakeoverIT {
   /** Participants - 1: the BETWEEN_* hits per checkpoint. */
   static final int PAIRS = 2;
 
-  static final List<String> LOGS = List.of("file");
+  static final List<String> LOGS = List.of("file", "jdbc");
 
   private static final Duration CHILD_TIMEOUT = Duration.ofSeconds(90);
   private static final Pattern EPOCH = Pattern.compile(Pattern.quote(TakeoverJob.CLAIMED) + "([0-9]+),.*");
@@ -164,6 +164,7 @@ class TakeoverIT {
   static String logSpec(String log, Path shared, Servers servers, String id) {
     return switch (log) {
       case "file" -> "file:" + shared.resolve("state-log");
+      case "jdbc" -> "jdbc:" + servers.pgUrl() + "|twophase_state_log";
       default -> throw new IllegalArgumentException(log);
     };
   }

@@ -23,6 +23,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * where B cannot start while A lives, a B started after A is gone) recovers and finishes the input;
  * the independent {@link Checker} then finds every record exactly once in each participant and
  * nothing prepared, open or in progress.
+ *
+ * <p>Known limitation, accepted here and printed as a finding: while A is stopped (not dead), B's
+ * claim of the coordinator in the state log succeeds (and fences A there), but B's start-up is
+ * refused by the participants' own claims of A's transactions, which A still holds: the file
+ * participant's OS lock on its claim file, the JDBC participant's PostgreSQL advisory lock (a
+ * session the stopped process keeps open). Those claims exist to refuse a copy of a state log
+ * started beside the original; they do not know the log's epochs. The test then resumes A, which
+ * must be fenced, and starts a second B once A is gone. Any other failure of B fails the test.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ZombieIT {
@@ -71,8 +79,12 @@ class ZombieIT {
       assertTrue(bEnded, "B did not end within " + TIMEOUT + " while A was stopped\n" + b.output());
       boolean bFinished = b.exitCode() == 0;
       if (!bFinished) {
-        findings.add("B could not take over while A was stopped: " + b.lines().stream()
-            .filter(l -> l.startsWith(TakeoverJob.FAILED) || l.startsWith("  caused by")).toList());
+        // Known limitation (see the class comment): the participants' claims of the stopped A
+        // refuse B; anything else is a failure.
+        String failure = b.lines().stream().filter(l -> l.startsWith(TakeoverJob.FAILED)).findFirst().orElse("");
+        assertTrue(failure.contains("FencedException") && failure.contains(" are claimed by "),
+            "B must take over, or be refused by a participant's claim of A\n" + b.output());
+        findings.add("B could not take over while A was stopped: " + failure);
       }
 
       a.signal("CONT");

@@ -18,10 +18,12 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class JdbcStateLogFactory implements StateLogFactory {
 
+  // Keys of a length divisible by 3: StateLogChild splits its arguments at the first '=', which
+  // must not be the padding of the base64 of the key.
   /** The JDBC URL of the database, with its user. */
-  public static final String URL = "jdbc.url";
+  public static final String URL = "url";
   /** The state log's table. */
-  public static final String TABLE = "jdbc.table";
+  public static final String TABLE = "log_table";
 
   public JdbcStateLogFactory() {}
 

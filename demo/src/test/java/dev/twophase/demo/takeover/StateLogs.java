@@ -4,7 +4,9 @@ import dev.twophase.FaultInjector;
 import dev.twophase.FileStateLog;
 import dev.twophase.StateLog;
 import dev.twophase.jdbc.JdbcStateLog;
+import dev.twophase.kafka.KafkaStateLog;
 import java.nio.file.Path;
+import java.util.Map;
 
 /** The state log a {@link TakeoverJob} runs on, from its {@code log=} argument. */
 final class StateLogs {
@@ -15,7 +17,8 @@ final class StateLogs {
    * Opens the log of {@code spec}: {@code file:<dir>} (a stand-in for a replicated log: a
    * directory that survives the process, owned as a whole by one process at a time); {@code
    * jdbc:<url>|<table>} (a {@link JdbcStateLog}; this JVM's data source, never closed: the JVM
-   * ends with the job).
+   * ends with the job); {@code kafka:<bootstrap>|<topic>} (a {@link KafkaStateLog}, its topic
+   * created if missing).
    */
   static StateLog open(String spec, String owner, boolean takeOver, FaultInjector faults) {
     int colon = spec.indexOf(':');
@@ -31,8 +34,16 @@ final class StateLogs {
             .takeOver(takeOver)
             .build();
       }
-      default -> throw new IllegalArgumentException("state log '" + spec + "': expected file:<dir> or "
-          + "jdbc:<url>|<table>");
+      case "kafka" -> {
+        int bar = rest.lastIndexOf('|');
+        yield KafkaStateLog.builder(Map.of("bootstrap.servers", rest.substring(0, bar)), rest.substring(bar + 1))
+            .createTopic(1, (short) 1)
+            .ownerName(owner)
+            .takeOver(takeOver)
+            .build();
+      }
+      default -> throw new IllegalArgumentException("state log '" + spec + "': expected file:<dir>, "
+          + "jdbc:<url>|<table> or kafka:<bootstrap>|<topic>");
     };
   }
 

@@ -7,6 +7,8 @@ import dev.twophase.ProtocolPoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -31,16 +33,22 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Checker} reads every participant: each record exactly once, nothing prepared, open or in
  * progress.
  *
- * <p>Points: every point a run from a fresh log reaches ({@code BEFORE_PRE_COMMIT} ...
- * {@code AFTER_COMMITS}, as the demo's {@code CrashPlan.IN_RUN}), in the middle checkpoint, and
- * the recovery point {@code DURING_RECOVERY_COMMIT} (A killed after a decision, B killed during
- * its recovery commits, a third JVM recovers). {@code DURING_LOG_APPEND} and {@code
- * DURING_COMPACTION} are points of the logs that report them ({@link #pointsOf}). The {@code
- * BETWEEN_*} points are reached twice per checkpoint (three participants): the cases alternate
- * between the two hits, one per log.
+ * <p>Points and logs: on {@code jdbc} ({@code JdbcStateLog} on the PostgreSQL server) every point
+ * of the coordinator: those a run from a fresh log reaches ({@code BEFORE_PRE_COMMIT} ... {@code
+ * AFTER_COMMITS}, as the demo's {@code CrashPlan.IN_RUN}), in the middle checkpoint, and the
+ * recovery point {@code DURING_RECOVERY_COMMIT} (A killed after a decision, B killed during its
+ * recovery commits, C recovers). On {@code kafka} ({@code KafkaStateLog} on the broker) a rotating
+ * subset of three of them, to keep the run short ({@link #pointsOf}; all of them with {@code
+ * -Dtakeover.allPoints=true}); the test names say which. The shared logs report no points of their
+ * own; {@code DURING_LOG_APPEND} and {@code DURING_COMPACTION} are {@code FileStateLog}'s, covered
+ * on {@code file}: a {@code FileStateLog} in a directory that survives A, standing in for a
+ * replicated log (owned by one process at a time, so it has no zombie case). The {@code BETWEEN_*}
+ * points are reached twice per checkpoint (three participants): the logs alternate between the two
+ * hits.
  *
- * <p>Logs: {@code file} is {@code FileStateLog} in a directory that survives A, a stand-in for a
- * replicated log (one process at a time; it cannot take part in the zombie case).
+ * <p>What "local" means: A's own working directory (its {@code java.io.tmpdir}) is deleted after
+ * the kill; the output directory of the file participant, the database, the broker and the state
+ * log survive, as shared or replicated stores would.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TakeoverIT {
@@ -52,7 +60,7 @@ class TakeoverIT {
   /** Participants - 1: the BETWEEN_* hits per checkpoint. */
   static final int PAIRS = 2;
 
-  static final List<String> LOGS = List.of("file", "jdbc");
+  static final List<String> LOGS = List.of("file", "jdbc", "kafka");
 
   private static final Duration CHILD_TIMEOUT = Duration.ofSeconds(90);
   private static final Pattern EPOCH = Pattern.compile(Pattern.quote(TakeoverJob.CLAIMED) + "([0-9]+),.*");
@@ -65,21 +73,42 @@ class TakeoverIT {
     servers = Servers.shared();
   }
 
-  /** The points a crash case covers on {@code log}. */
+  /** The points every log reaches: the coordinator's, of a run from a fresh log and of recovery. */
+  static final List<ProtocolPoint> COORDINATOR_POINTS = List.of(
+      ProtocolPoint.BEFORE_PRE_COMMIT,
+      ProtocolPoint.BETWEEN_PRE_COMMITS,
+      ProtocolPoint.AFTER_PRE_COMMITS,
+      ProtocolPoint.AFTER_LOG_APPEND,
+      ProtocolPoint.BETWEEN_COMMITS,
+      ProtocolPoint.AFTER_COMMITS,
+      ProtocolPoint.DURING_RECOVERY_COMMIT);
+
+  /** How many of {@link #COORDINATOR_POINTS} the Kafka log covers in one run (unless all are asked for). */
+  static final int KAFKA_ROTATION = 3;
+
+  /**
+   * The points a crash case covers on {@code log}: on {@code file}, the log's own points (the
+   * shared logs report none); on {@code jdbc}, every point of the coordinator; on {@code kafka},
+   * {@value #KAFKA_ROTATION} of them, rotating with the day of the year (all of them with {@code
+   * -Dtakeover.allPoints=true}).
+   */
   static List<ProtocolPoint> pointsOf(String log) {
-    List<ProtocolPoint> points = new ArrayList<>(List.of(
-        ProtocolPoint.BEFORE_PRE_COMMIT,
-        ProtocolPoint.BETWEEN_PRE_COMMITS,
-        ProtocolPoint.AFTER_PRE_COMMITS,
-        ProtocolPoint.AFTER_LOG_APPEND,
-        ProtocolPoint.BETWEEN_COMMITS,
-        ProtocolPoint.AFTER_COMMITS,
-        ProtocolPoint.DURING_RECOVERY_COMMIT));
-    if (log.equals("file")) {
-      points.add(ProtocolPoint.DURING_LOG_APPEND);
-      points.add(ProtocolPoint.DURING_COMPACTION);
-    }
-    return points;
+    return switch (log) {
+      case "file" -> List.of(ProtocolPoint.DURING_LOG_APPEND, ProtocolPoint.DURING_COMPACTION);
+      case "jdbc" -> COORDINATOR_POINTS;
+      case "kafka" -> {
+        if (Boolean.getBoolean("takeover.allPoints")) {
+          yield COORDINATOR_POINTS;
+        }
+        int first = LocalDate.now(ZoneOffset.UTC).getDayOfYear() * KAFKA_ROTATION;
+        List<ProtocolPoint> some = new ArrayList<>();
+        for (int k = 0; k < KAFKA_ROTATION; k++) {
+          some.add(COORDINATOR_POINTS.get((first + k) % COORDINATOR_POINTS.size()));
+        }
+        yield some;
+      }
+      default -> throw new IllegalArgumentException(log);
+    };
   }
 
   /** The JVMs' crash specs of one case: one per killed JVM; a last one runs to the end. */
@@ -103,12 +132,13 @@ class TakeoverIT {
     return cases.stream();
   }
 
-  /** No point is left out without saying so: every point is covered on some log. */
+  /** No point is left out without saying so: every point is covered on some log, every run. */
   @Test
   void everyPointIsCovered() {
     Set<ProtocolPoint> covered = EnumSet.noneOf(ProtocolPoint.class);
     LOGS.forEach(log -> covered.addAll(pointsOf(log)));
     assertEquals(EnumSet.allOf(ProtocolPoint.class), covered);
+    assertEquals(Set.copyOf(COORDINATOR_POINTS), Set.copyOf(pointsOf("jdbc")));
   }
 
   @ParameterizedTest(name = "{0} log, A killed at {2}")
@@ -165,6 +195,7 @@ class TakeoverIT {
     return switch (log) {
       case "file" -> "file:" + shared.resolve("state-log");
       case "jdbc" -> "jdbc:" + servers.pgUrl() + "|twophase_state_log";
+      case "kafka" -> "kafka:" + servers.bootstrap() + "|twophase-state-log";
       default -> throw new IllegalArgumentException(log);
     };
   }

@@ -45,6 +45,21 @@ final class Checker {
     return List.copyOf(problems);
   }
 
+  /** Checks the participants {@code job} writes to, on {@code servers}. */
+  static List<String> check(JobArgs job, Servers servers) throws IOException, SQLException {
+    Checker c = new Checker(job.records());
+    if (job.has(TakeoverJob.FILES)) {
+      c.files(Path.of(job.output()));
+    }
+    if (job.has(TakeoverJob.PG)) {
+      c.table(servers.pg(), job.table(), job.coordinator());
+    }
+    if (job.has(TakeoverJob.KAFKA)) {
+      c.topic(servers.bootstrap(), job.topic(), job.idPrefix());
+    }
+    return c.problems();
+  }
+
   Checker files(Path dir) throws IOException {
     List<String> lines = new ArrayList<>();
     List<Path> inProgress = new ArrayList<>();

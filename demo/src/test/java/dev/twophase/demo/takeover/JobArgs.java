@@ -24,10 +24,17 @@ import java.util.Map;
  * @param every records per checkpoint
  * @param delayMillis pause after each record (to keep a job running while the parent acts)
  * @param crash {@code POINT:HIT} or {@code none}
+ * @param participants which participants the coordinator has, of {@code files,pg,kafka}
  */
 record JobArgs(String owner, String coordinator, String log, boolean takeOver, String output, String local,
     String pgUrl, String table, String bootstrap, String topic, String idPrefix, long records, int every,
-    long delayMillis, String crash) {
+    long delayMillis, String crash, String participants) {
+
+  static final String ALL = TakeoverJob.FILES + "," + TakeoverJob.PG + "," + TakeoverJob.KAFKA;
+
+  boolean has(String participant) {
+    return java.util.Arrays.asList(participants.split(",")).contains(participant);
+  }
 
   List<String> toArgs() {
     Map<String, String> m = new LinkedHashMap<>();
@@ -46,6 +53,7 @@ record JobArgs(String owner, String coordinator, String log, boolean takeOver, S
     m.put("every", Integer.toString(every));
     m.put("delayMillis", Long.toString(delayMillis));
     m.put("crash", crash);
+    m.put("participants", participants);
     List<String> args = new ArrayList<>();
     m.forEach((k, v) -> args.add(k + "=" + v));
     return args;
@@ -63,7 +71,7 @@ record JobArgs(String owner, String coordinator, String log, boolean takeOver, S
     return new JobArgs(get(m, "owner"), get(m, "coordinator"), get(m, "log"), Boolean.parseBoolean(get(m, "takeOver")),
         get(m, "output"), get(m, "local"), get(m, "pgUrl"), get(m, "table"), get(m, "bootstrap"), get(m, "topic"),
         get(m, "idPrefix"), Long.parseLong(get(m, "records")), Integer.parseInt(get(m, "every")),
-        Long.parseLong(get(m, "delayMillis")), get(m, "crash"));
+        Long.parseLong(get(m, "delayMillis")), get(m, "crash"), get(m, "participants"));
   }
 
   private static String get(Map<String, String> m, String key) {
@@ -76,6 +84,6 @@ record JobArgs(String owner, String coordinator, String log, boolean takeOver, S
 
   JobArgs withOwner(String newOwner, String newLocal, String newCrash, boolean newTakeOver, long newDelay) {
     return new JobArgs(newOwner, coordinator, log, newTakeOver, output, newLocal, pgUrl, table, bootstrap, topic,
-        idPrefix, records, every, newDelay, newCrash);
+        idPrefix, records, every, newDelay, newCrash, participants);
   }
 }

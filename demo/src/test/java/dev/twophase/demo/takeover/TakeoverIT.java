@@ -186,7 +186,7 @@ class TakeoverIT {
     servers.createTable(table);
     servers.createTopic(topic);
     JobArgs args = new JobArgs("A", id, logSpec, false, shared.resolve("out").toString(), "",
-        servers.pgUrl(), table, servers.bootstrap(), topic, "tx-" + id + "-", RECORDS, EVERY, 0, "none");
+        servers.pgUrl(), table, servers.bootstrap(), topic, "tx-" + id + "-", RECORDS, EVERY, 0, "none", JobArgs.ALL);
     return new Case(args);
   }
 
@@ -212,11 +212,7 @@ class TakeoverIT {
 
   record Case(JobArgs args) {
     List<String> check(Servers servers) throws Exception {
-      return new Checker(args.records())
-          .files(Path.of(args.output()))
-          .table(servers.pg(), args.table(), args.coordinator())
-          .topic(servers.bootstrap(), args.topic(), args.idPrefix())
-          .problems();
+      return Checker.check(args, servers);
     }
   }
 }

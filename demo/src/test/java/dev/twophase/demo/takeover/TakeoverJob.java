@@ -76,33 +76,42 @@ public final class TakeoverJob {
   static void run(JobArgs job, FaultInjector faults, PrintStream out) throws Exception {
     Orders input = new Orders(job.records());
     try (StateLog log = StateLogs.open(job.log(), job.owner(), job.takeOver(), faults)) {
-      FileParticipant<CharSequence> files = FileParticipant.builder(Path.of(job.output()), RecordEncoders.lines())
-          .maxPartRecords(4)
-          .suffix(".jsonl")
-          .build();
+      FileParticipant<CharSequence> files = null;
       JdbcParticipant<Orders.Order> pg = null;
       KafkaParticipant<Orders.Order> kafka = null;
       Coordinator coordinator;
       try {
-        pg = JdbcParticipant.builder(dataSource(job.pgUrl()))
-            .name("postgres " + job.table())
-            .<Orders.Order>insert("INSERT INTO " + job.table() + " (id, customer, amount) VALUES (?, ?, ?)", (st, o) -> {
-              st.setLong(1, o.id());
-              st.setString(2, o.customer());
-              st.setBigDecimal(3, o.amount());
-            })
-            .build();
-        Serializer<Orders.Order> json = (topic, order) -> Orders.json(order).getBytes(StandardCharsets.UTF_8);
-        kafka = KafkaParticipant.<Orders.Order>builder(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, job.bootstrap(),
-                ProducerConfig.LINGER_MS_CONFIG, 5))
-            .records(RecordMapper.toTopic(job.topic(), json))
-            .transactionalIdPrefix(job.idPrefix())
-            .build();
-        coordinator = Coordinator.builder(job.coordinator(), log)
-            .participant(FILES, files)
-            .participant(PG, pg)
-            .participant(KAFKA, kafka)
+        Coordinator.Builder builder = Coordinator.builder(job.coordinator(), log);
+        if (job.has(FILES)) {
+          files = FileParticipant.builder(Path.of(job.output()), RecordEncoders.lines())
+              .maxPartRecords(4)
+              .suffix(".jsonl")
+              .build();
+          builder.participant(FILES, files);
+        }
+        if (job.has(PG)) {
+          pg = JdbcParticipant.builder(dataSource(job.pgUrl()))
+              .name("postgres " + job.table())
+              .<Orders.Order>insert("INSERT INTO " + job.table() + " (id, customer, amount) VALUES (?, ?, ?)",
+                  (st, o) -> {
+                    st.setLong(1, o.id());
+                    st.setString(2, o.customer());
+                    st.setBigDecimal(3, o.amount());
+                  })
+              .build();
+          builder.participant(PG, pg);
+        }
+        if (job.has(KAFKA)) {
+          Serializer<Orders.Order> json = (topic, order) -> Orders.json(order).getBytes(StandardCharsets.UTF_8);
+          kafka = KafkaParticipant.<Orders.Order>builder(Map.of(
+                  ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, job.bootstrap(),
+                  ProducerConfig.LINGER_MS_CONFIG, 5))
+              .records(RecordMapper.toTopic(job.topic(), json))
+              .transactionalIdPrefix(job.idPrefix())
+              .build();
+          builder.participant(KAFKA, kafka);
+        }
+        coordinator = builder
             .config(CoordinatorConfig.custom()
                 .checkpointEveryRecords(job.every())
                 .maxPendingCheckpoints(2, CoordinatorConfig.WhenPendingFull.BLOCK)
@@ -126,14 +135,20 @@ public final class TakeoverJob {
       try (coordinator) {
         print(out, CLAIMED + coordinator.ownerEpoch() + ", last decided checkpoint " + coordinator.lastCheckpointId()
             + ", resuming at record " + input.position());
-        Output<CharSequence> filesOut = coordinator.output(files);
-        Output<Orders.Order> pgOut = coordinator.output(pg);
-        Output<Orders.Order> kafkaOut = coordinator.output(kafka);
+        Output<CharSequence> filesOut = files == null ? null : coordinator.output(files);
+        Output<Orders.Order> pgOut = pg == null ? null : coordinator.output(pg);
+        Output<Orders.Order> kafkaOut = kafka == null ? null : coordinator.output(kafka);
         while (input.hasNext()) {
           Orders.Order order = input.next();
-          filesOut.write(Orders.json(order));
-          pgOut.write(order);
-          kafkaOut.write(order);
+          if (filesOut != null) {
+            filesOut.write(Orders.json(order));
+          }
+          if (pgOut != null) {
+            pgOut.write(order);
+          }
+          if (kafkaOut != null) {
+            kafkaOut.write(order);
+          }
           coordinator.maybeCheckpoint();
           if (job.delayMillis() > 0) {
             Thread.sleep(job.delayMillis());

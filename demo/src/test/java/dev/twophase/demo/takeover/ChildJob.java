@@ -53,7 +53,7 @@ final class ChildJob implements AutoCloseable {
     cmd.add(TakeoverJob.class.getName());
     cmd.addAll(args.toArgs());
     Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.PIPE).start();
-    return new ChildJob(name, p, !args.crash().equalsIgnoreCase("none"));
+    return new ChildJob(name, p, !args.crash().equalsIgnoreCase("none") && !args.crash().startsWith("pause:"));
   }
 
   long pid() {
@@ -127,9 +127,13 @@ final class ChildJob implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     process.destroyForcibly();
-    process.waitFor();
+    try {
+      process.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     try {
       process.getOutputStream().close();
     } catch (IOException e) {

@@ -57,7 +57,7 @@ public final class TakeoverJob {
       JobArgs job = JobArgs.parse(args);
       out.println("start: owner " + job.owner() + ", pid " + ProcessHandle.current().pid() + ", crash " + job.crash());
       out.flush();
-      run(job, StopAtPoint.parse(job.crash(), out), out);
+      run(job, StopAtPoint.parse(job.crash(), Path.of(job.local()), out), out);
       out.flush();
       System.exit(0);
     } catch (Throwable e) {

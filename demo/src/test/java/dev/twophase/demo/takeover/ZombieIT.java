@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
@@ -159,19 +158,11 @@ class ZombieIT {
    * paused right after its second decision is durable, before its commit; then A is resumed. A's
    * pre-commit fails on its fenced producer with {@code InvalidProducerEpochException}, which the
    * coordinator takes for a failed checkpoint (not for fencing): it aborts and begins new
-   * transactions, and A's Kafka participant opens a new producer on a transactional id of its pool
-   * ({@code initTransactions()}), the id of B's decided transaction, which the broker aborts. B's
-   * commit is then fenced, the decided records are lost from the topic, and the next start fails
-   * with {@code CommitOutcomeUnknownException}.
-   *
-   * <p>Disabled: it reproduces that bug (a zombie undoes the new owner's decision), and fails
-   * until the Kafka participant's transactional ids cannot be taken over by an earlier owner
-   * epoch (or a fenced participant stops opening producers).
+   * transactions, and A's Kafka participant opens a new producer ({@code initTransactions()}) on a
+   * transactional id of its pool. The ids carry the owner epoch, so that id is one of A's epoch,
+   * never the id of B's decided transaction: B's commit must go through, with every record once.
    */
   @Test
-  @Disabled("reproduces a zombie bug: a resumed zombie's new producer aborts the new owner's decided Kafka "
-      + "transaction (InvalidProducerEpochException is not taken for fencing; transactional ids are shared by all "
-      + "owner epochs)")
   void aResumedZombieDoesNotUndoTheNewOwnersDecision(@TempDir Path dir) throws Exception {
     int decision = 2; // B's transaction of its second decision is on the id A's new producer takes
     String id = "zombiedecision" + decision;

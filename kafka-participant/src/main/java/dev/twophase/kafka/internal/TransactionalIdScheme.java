@@ -12,9 +12,9 @@ import java.util.Objects;
  * <p>The epoch is in the id so that no incarnation ever registers ({@code initTransactions()}) an id
  * of another: a zombie, an earlier owner still running after a newer one claimed the coordinator,
  * can then fence and abort only its own epoch's transactions, never the newer owner's. Every part
- * is made of {@code [A-Za-z0-9._-]}; the base's parts hold no {@code -} after the user prefix, so
- * {@code e<digits>-<digits>} after the base is unambiguous, and an id of one base is never taken for
- * another base's.
+ * is made of {@code [A-Za-z0-9._-]}. Every base ends with {@code tid-} and what follows it
+ * ({@code e<digits>-<digits>}) holds no {@code tid}, so an id of one base is never read as an id of
+ * another base, and one id has one epoch and index.
  *
  * <p>Ids of an earlier release, {@code <base><index>} without an epoch, are still recognised
  * ({@link Parsed#epoch()} {@code -1}) so that start-up aborts what such a release left open.

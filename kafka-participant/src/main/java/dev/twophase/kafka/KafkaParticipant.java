@@ -26,6 +26,7 @@ import dev.twophase.kafka.internal.StartupChecks;
 import dev.twophase.kafka.internal.TransactionFinisher;
 import dev.twophase.kafka.internal.TransactionResumer;
 import dev.twophase.kafka.internal.TransactionalIdPool;
+import dev.twophase.kafka.internal.TransactionalIdScheme;
 import dev.twophase.kafka.internal.TransactionalProducer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -45,14 +47,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Exactly-once Kafka output: a participant whose transactions are Kafka producer transactions.
  *
- * <p>Each transaction runs on a transactional producer of a bounded pool of transactional ids,
- * {@code <prefix>-<coordinator's transaction name prefix>tid-<n>}: deterministic, reused, held by
- * one transaction at a time until the coordinator retires its handle. {@link #preCommit} flushes
- * (every send acknowledged, {@code acks=all}) and returns the handle, {@link KafkaTransaction}:
+ * <p>Each transaction runs on a transactional producer of a bounded pool of transactional ids of
+ * this incarnation, {@code <prefix>-<coordinator's transaction name prefix>tid-e<owner epoch>-<n>}:
+ * reused from transaction to transaction, held by one transaction at a time until the coordinator
+ * retires its handle, and never used by another incarnation, so that an earlier owner still running
+ * (a zombie) cannot fence or abort a newer owner's transactions. {@link #preCommit} flushes (every
+ * send acknowledged, {@code acks=all}) and returns the handle, {@link KafkaTransaction}:
  * transactional id, producer id, epoch and the transaction-version-2 flag, from which a new process
- * commits the transaction ({@link #recoverAndCommit}) through a producer resumed with them. Start-up
- * aborts what earlier incarnations left open on the pool's ids, after the decided transactions were
- * committed. See {@code docs/kafka-participant.md}.
+ * commits the transaction ({@link #recoverAndCommit}) through a producer resumed with them, on the
+ * handle's id. Start-up aborts what earlier incarnations left open on their ids, after the decided
+ * transactions were committed. See {@code docs/kafka-participant.md}.
  *
  * <p>Outcomes are never guessed: a commit that fails ambiguously is settled by the broker's view
  * ({@code Admin.describeTransactions}); a transaction the broker expired reports
@@ -128,9 +132,10 @@ public final class KafkaParticipant<IN>
   }
 
   /**
-   * The transactional ids of this participant's pool, for ACLs and operations (a
-   * {@code TransactionalId} ACL on the prefix {@code <prefix>-} covers them); empty until the
-   * coordinator started the participant (the ids depend on its identity).
+   * The transactional ids of this incarnation's pool, for ACLs and operations (a
+   * {@code TransactionalId} ACL on the prefix {@code <prefix>-} covers them and those of every other
+   * incarnation); empty until the coordinator started the participant (the ids depend on its
+   * identity and owner epoch).
    */
   public List<String> transactionalIds() {
     TransactionalIdPool p = pool;
@@ -272,8 +277,9 @@ public final class KafkaParticipant<IN>
   public void finishRecoveringContext(RecoveryContext<KafkaTransaction, Void> context) throws Exception {
     TransactionalIdPool ids = pool(context);
     Admin a = admin();
-    Set<String> open = new LingeringTransactions(a, adminTimeout).open(TransactionalIdPool.baseOf(idPrefix,
-        context.transactionNamePrefix()), ids.ids());
+    String base = TransactionalIdScheme.base(idPrefix, context.transactionNamePrefix());
+    Set<String> open = new LingeringTransactions(a, adminTimeout).open(base, context.ownerEpoch(),
+        knownIds(base, context.handledTransactions(), ids.size()));
     for (String id : open) {
       finisher().fence(id); // aborts it; every decided transaction was committed before this call
       LOG.info("{}: aborted the transaction an earlier incarnation left open on {}", name, id);
@@ -281,6 +287,30 @@ public final class KafkaParticipant<IN>
     }
     StartupChecks.warnAboutTimeouts(name, a, adminTimeout, settings.transactionTimeout(),
         checkpointInterval != null ? checkpointInterval : context.checkpointInterval().orElse(null));
+  }
+
+  /**
+   * The ids a broker that cannot list transactions is asked about: those of the handled handles,
+   * and the first {@code size} ids of each epoch they show (the incarnation that wrote the last
+   * state record is among them: its record holds its open transaction).
+   */
+  static Set<String> knownIds(String base, List<KafkaTransaction> handled, int size) {
+    Set<String> known = new TreeSet<>();
+    Set<Long> epochs = new TreeSet<>();
+    for (KafkaTransaction t : handled) {
+      TransactionalIdScheme.Parsed p = TransactionalIdScheme.parse(base, t.transactionalId());
+      if (p != null) {
+        known.add(t.transactionalId());
+        epochs.add(p.epoch());
+      }
+    }
+    for (long epoch : epochs) {
+      String start = TransactionalIdScheme.prefixOf(base, epoch);
+      for (int i = 0; i < size; i++) {
+        known.add(start + i);
+      }
+    }
+    return known;
   }
 
   @Override
@@ -344,6 +374,9 @@ public final class KafkaParticipant<IN>
   /**
    * A recovered handle's id stays held until earlier incarnations are retired: a crash before the
    * start-up record is durable recovers the handle again, and its id must still show its transaction.
+   * A handle of an earlier incarnation carries that incarnation's epoch, so its id is never one of
+   * this pool's and is committed or aborted on that id ({@link TransactionFinisher}); the hold
+   * matters only for a handle of this pool's epoch, which a coordinator never recovers.
    */
   private void holdRecovered(KafkaTransaction t) {
     String holder = "recovered " + t.name();
@@ -388,8 +421,8 @@ public final class KafkaParticipant<IN>
       if (pool == null) {
         name = "Kafka participant '" + context.participantName() + "' of coordinator '" + context.coordinatorId() + "'";
         int size = poolSizeSetting > 0 ? poolSizeSetting : defaultPoolSize(context.maxPendingCheckpoints());
-        TransactionalIdPool created = new TransactionalIdPool(idPrefix, context.transactionNamePrefix(), size, idWait,
-            POOL_SIZE_SETTING);
+        TransactionalIdPool created = new TransactionalIdPool(idPrefix, context.transactionNamePrefix(),
+            context.ownerEpoch(), size, idWait, POOL_SIZE_SETTING);
         for (Map.Entry<String, String> e : recovered.entrySet()) {
           if (created.indexOf(e.getKey()) >= 0 && !created.isHeld(e.getKey())) {
             created.hold(e.getKey(), e.getValue());

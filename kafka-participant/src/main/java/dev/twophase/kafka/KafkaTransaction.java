@@ -9,7 +9,8 @@ import java.util.Objects;
  *
  * @param name the coordinator's name of the transaction ({@code TransactionContext#transactionName()}),
  *     for messages and bookkeeping; the broker never sees it
- * @param transactionalId the pool id the transaction runs under
+ * @param transactionalId the pool id the transaction runs under, which carries the owner epoch of
+ *     the incarnation that began it; a later incarnation finishes the transaction on this id
  * @param producerId the producer id the broker knows the transaction by
  * @param epoch the producer epoch of the transaction; with {@code producerId} it names exactly one
  *     transaction of the id (the participant sees to that, see {@code docs/kafka-participant.md})

@@ -15,11 +15,14 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A fixed set of Kafka transactional ids, {@code <base>0 .. <base>(size-1)}, each held by at most
- * one transaction at a time. The base is deterministic (a user prefix and the coordinator's and
- * participant's identity), so every incarnation of a participant uses the same ids and the broker
- * keeps at most {@code size} of them, however many transactions and restarts there are; and
- * start-up knows exactly which ids a crash may have left open: the pool's, no more.
+ * A fixed set of Kafka transactional ids of one incarnation, {@code <base>e<epoch>-0 ..
+ * <base>e<epoch>-(size-1)} ({@link TransactionalIdScheme}), each held by at most one transaction at
+ * a time. The base is deterministic (a user prefix and the coordinator's and participant's
+ * identity) and the epoch is the incarnation's owner epoch: an incarnation reuses its own ids from
+ * transaction to transaction, so it keeps at most {@code size} of them in use however many
+ * transactions it runs, and never registers an id of another incarnation, so that an earlier
+ * owner still running (a zombie) cannot fence or abort a newer owner's transactions. Start-up finds
+ * what earlier incarnations left open by the base, which every epoch's ids share.
  *
  * <p>{@link #acquire} takes the lowest free id, so that a participant that never has more than
  * {@code k} transactions in flight uses only the first {@code k} ids. When none is free it waits up
@@ -37,6 +40,9 @@ public final class TransactionalIdPool {
   private static final String SAFE = "[A-Za-z0-9._-]+";
 
   private final String base;
+  private final long epoch;
+  /** {@code <base>e<epoch>-}: the ids' common start. */
+  private final String idStart;
   private final int size;
   private final Duration wait;
   private final String sizeSetting;
@@ -52,11 +58,13 @@ public final class TransactionalIdPool {
    * @param userPrefix the user's prefix of the ids ({@code [A-Za-z0-9._-]+})
    * @param owner what makes the ids unique to one participant of one coordinator: the participant
    *     context's transaction name prefix
+   * @param epoch the incarnation's owner epoch, which every id carries
    * @param size how many ids; at least the number of transactions that can be in flight at once
    * @param wait how long {@link #acquire} waits for a free id; zero fails at once
    * @param sizeSetting the name of the setting that sets {@code size}, for the messages
    */
-  public TransactionalIdPool(String userPrefix, String owner, int size, Duration wait, String sizeSetting) {
+  public TransactionalIdPool(String userPrefix, String owner, long epoch, int size, Duration wait,
+      String sizeSetting) {
     Objects.requireNonNull(userPrefix, "userPrefix");
     Objects.requireNonNull(owner, "owner");
     if (!userPrefix.matches(SAFE)) {
@@ -69,22 +77,28 @@ public final class TransactionalIdPool {
     if (wait.isNegative()) {
       throw new IllegalArgumentException("the wait for a transactional id must not be negative: " + wait);
     }
-    this.base = baseOf(userPrefix, owner);
+    this.base = TransactionalIdScheme.base(userPrefix, owner);
+    this.epoch = epoch;
+    this.idStart = TransactionalIdScheme.epochBase(base, epoch);
     this.size = size;
     this.wait = wait;
     this.sizeSetting = Objects.requireNonNull(sizeSetting, "sizeSetting");
   }
 
-  /** {@code <userPrefix>-<owner>tid-}: what every id of the pool starts with. */
-  public static String baseOf(String userPrefix, String owner) {
-    String o = owner.endsWith("-") ? owner : owner + "-";
-    return userPrefix + "-" + o + "tid-";
+  /** {@code <userPrefix>-<owner>tid-}: what the ids of every epoch start with. */
+  public String base() {
+    return base;
+  }
+
+  /** The owner epoch the ids carry. */
+  public long epoch() {
+    return epoch;
   }
 
   /** The i-th id of the pool. */
   public String id(int index) {
     Objects.checkIndex(index, size);
-    return base + index;
+    return idStart + index;
   }
 
   /** Every id of the pool, in index order. */
@@ -102,16 +116,8 @@ public final class TransactionalIdPool {
 
   /** The index of {@code transactionalId} in this pool, or -1 if it is not one of its ids. */
   public int indexOf(String transactionalId) {
-    if (!transactionalId.startsWith(base)) {
-      return -1;
-    }
-    String rest = transactionalId.substring(base.length());
-    if (rest.isEmpty() || rest.length() > 9 || !rest.chars().allMatch(Character::isDigit)
-        || (rest.length() > 1 && rest.charAt(0) == '0')) {
-      return -1;
-    }
-    int index = Integer.parseInt(rest);
-    return index < size ? index : -1;
+    TransactionalIdScheme.Parsed p = TransactionalIdScheme.parse(base, transactionalId);
+    return p != null && p.epoch() == epoch && p.index() < size ? p.index() : -1;
   }
 
   /**
@@ -128,7 +134,7 @@ public final class TransactionalIdPool {
       long remaining = wait.toNanos();
       while (true) {
         if (closed) {
-          throw new FatalTwoPhaseException("the transactional id pool " + base + "* is closed: its participant was "
+          throw new FatalTwoPhaseException("the transactional id pool " + idStart + "* is closed: its participant was "
               + "closed; build a new participant for the next coordinator");
         }
         for (int i = 0; i < size; i++) {
@@ -241,7 +247,7 @@ public final class TransactionalIdPool {
   private int checkedIndex(String transactionalId) {
     int index = indexOf(transactionalId);
     if (index < 0) {
-      throw new IllegalArgumentException(transactionalId + " is not an id of the pool " + base + "0.." + (size - 1));
+      throw new IllegalArgumentException(transactionalId + " is not an id of the pool " + idStart + "0.." + (size - 1));
     }
     return index;
   }
@@ -252,7 +258,7 @@ public final class TransactionalIdPool {
     StringBuilder holders = new StringBuilder();
     held.forEach((i, h) -> holders.append(holders.length() == 0 ? "" : ", ").append(id(i)).append(" by ").append(h));
     return new TransactionalIdPoolExhaustedException("no free transactional id for " + holder + ": all " + size
-        + " ids of the pool " + base + "* are held by transactions in flight (" + holders + ")"
+        + " ids of the pool " + idStart + "* are held by transactions in flight (" + holders + ")"
         + (wait.isZero() ? "" : " and none came free within " + wait)
         + ". Raise " + sizeSetting + " (each pending checkpoint holds one id until it is committed), "
         + "or bound the coordinator's pending checkpoints; nothing was written under the new transaction");
@@ -260,6 +266,6 @@ public final class TransactionalIdPool {
 
   @Override
   public String toString() {
-    return "TransactionalIdPool[" + base + "0.." + (size - 1) + ", held " + heldCount() + "]";
+    return "TransactionalIdPool[" + idStart + "0.." + (size - 1) + ", held " + heldCount() + "]";
   }
 }

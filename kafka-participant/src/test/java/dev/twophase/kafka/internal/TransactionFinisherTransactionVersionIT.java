@@ -148,31 +148,82 @@ class TransactionFinisherTransactionVersionIT {
     assertEquals(List.of(), committed());
   }
 
+  /**
+   * Own epoch 5, pool of 4: the open transactions of earlier epochs' ids are found (one request,
+   * with the broker's pattern filter), also beyond the pool's size, of epochs no handle shows, and
+   * of an earlier release's ids without an epoch; never its own epoch's, a newer owner's, or
+   * another base's.
+   */
   @Test
-  void lingeringTransactionsAreExactlyThePoolsOpenOnes() throws Exception {
-    TransactionalProducer a = open(settings, base + 0);
-    preCommitted(a, "a", 1);
-    TransactionalProducer b = open(settings, base + 7); // beyond today's pool of 4: an earlier, larger pool
-    preCommitted(b, "b", 1);
-    TransactionalProducer done = open(settings, base + 1);
-    preCommitted(done, "c", 1);
-    done.commit();
-    TransactionalProducer other = open(settings, base + "x");
-    preCommitted(other, "d", 1);
-    TransactionalProducer otherPrefix = open(settings, "other-" + base + 2);
-    preCommitted(otherPrefix, "e", 1);
-    List.of(a, b, other, otherPrefix).forEach(p -> p.close(Duration.ZERO)); // crash
+  void lingeringTransactionsAreExactlyTheEarlierEpochsOpenOnes() throws Exception {
+    lingering(LingeringTransactions.Method.PATTERN);
+  }
 
-    LingeringTransactions lingering = new LingeringTransactions(admin, Duration.ofSeconds(30));
-    List<String> pool = List.of(base + 0, base + 1, base + 2, base + 3);
-    assertEquals(Set.of(base + 0, base + 7), lingering.open(base, pool));
-    for (String id : lingering.open(base, pool)) {
+  /** The same on a broker without the pattern filter (before 4.1): all open transactions listed, matched here. */
+  @Test
+  void lingeringTransactionsWithoutThePatternFilter() throws Exception {
+    lingering(LingeringTransactions.Method.LISTING);
+  }
+
+  private void lingering(LingeringTransactions.Method method) throws Exception {
+    Set<String> expected = Set.of(base + "e4-0", base + "e4-7", base + "e2-1", base + "3");
+    Set<String> untouched = leaveOpen(expected);
+    LingeringTransactions lingering = new LingeringTransactions(admin, Duration.ofSeconds(30), method);
+    assertEquals(expected, lingering.open(base, 5, knownIds()));
+    for (String id : lingering.open(base, 5, knownIds())) {
       finisher.fence(id);
     }
-    assertEquals(Set.of(), lingering.open(base, pool));
-    finisher.fence(base + "x");
-    finisher.fence("other-" + base + 2);
+    assertEquals(Set.of(), lingering.open(base, 5, knownIds()));
+    untouched.forEach(finisher::fence);
     assertEquals(1, committed().size());
+  }
+
+  /**
+   * On a broker that cannot list transactions, only the ids that can be named are described: the
+   * pools of the epochs the handles show (here 4) and the handles' ids; the rest is missed and left
+   * to the broker's transaction timeout.
+   */
+  @Test
+  void lingeringTransactionsOfABrokerThatCannotListAreThoseOfKnownEpochs() throws Exception {
+    Set<String> all = Set.of(base + "e4-0", base + "e4-7", base + "e2-1", base + "3");
+    Set<String> untouched = leaveOpen(all);
+    LingeringTransactions lingering = new LingeringTransactions(admin, Duration.ofSeconds(30),
+        LingeringTransactions.Method.DESCRIBE);
+    List<String> known = new ArrayList<>(knownIds());
+    known.add(base + "e6-0"); // a newer owner's, even if named: never
+    assertEquals(Set.of(base + "e4-0"), lingering.open(base, 5, known));
+    all.forEach(finisher::fence);
+    untouched.forEach(finisher::fence);
+    assertEquals(1, committed().size());
+  }
+
+  /** The pool of epoch 4 (size 4) and a handle's id: what start-up could name. */
+  private List<String> knownIds() {
+    return List.of(base + "e4-0", base + "e4-1", base + "e4-2", base + "e4-3", base + "e4-2");
+  }
+
+  /**
+   * Leaves transactions open on {@code lingering} (a crash), commits one on {@code e4-1}, and
+   * leaves open ones on ids start-up at epoch 5 must not touch, which it returns.
+   */
+  private Set<String> leaveOpen(Set<String> lingering) throws Exception {
+    List<TransactionalProducer> crashed = new ArrayList<>();
+    for (String id : lingering) {
+      TransactionalProducer p = open(settings, id);
+      preCommitted(p, id, 1);
+      crashed.add(p);
+    }
+    TransactionalProducer done = open(settings, base + "e4-1");
+    preCommitted(done, "c", 1);
+    done.commit();
+    Set<String> untouched = Set.of(base + "e5-0", base + "e6-0", base + "x", "other-" + base + "e4-2");
+    for (String id : untouched) {
+      TransactionalProducer p = open(settings, id);
+      preCommitted(p, id, 1);
+      crashed.add(p);
+    }
+    crashed.forEach(p -> p.close(Duration.ZERO));
+    return untouched;
   }
 
   // ------------------------------------------------------------------ helpers

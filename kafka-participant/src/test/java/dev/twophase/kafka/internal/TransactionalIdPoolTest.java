@@ -26,41 +26,59 @@ class TransactionalIdPoolTest {
   private static final String SETTING = "KafkaParticipant.Builder.transactionalIdPoolSize";
 
   private static TransactionalIdPool pool(int size, Duration wait) {
-    return new TransactionalIdPool("orders", "app-kafka-", size, wait, SETTING);
+    return new TransactionalIdPool("orders", "app-kafka-", 7, size, wait, SETTING);
   }
 
   @Test
-  void idsAreDeterministicFromThePrefixAndTheOwner() {
-    assertEquals(List.of("orders-app-kafka-tid-0", "orders-app-kafka-tid-1", "orders-app-kafka-tid-2"), pool(3, Duration.ZERO).ids());
+  void idsAreDeterministicFromThePrefixTheOwnerAndTheEpoch() {
+    assertEquals(List.of("orders-app-kafka-tid-e7-0", "orders-app-kafka-tid-e7-1", "orders-app-kafka-tid-e7-2"),
+        pool(3, Duration.ZERO).ids());
     assertEquals(pool(3, Duration.ZERO).ids(), pool(3, Duration.ofSeconds(1)).ids());
-    assertEquals("orders-app-kafka-tid-", TransactionalIdPool.baseOf("orders", "app-kafka"));
-    assertFalse(pool(2, Duration.ZERO).ids().equals(new TransactionalIdPool("orders", "app-other-", 2, Duration.ZERO, SETTING).ids()));
+    assertEquals("orders-app-kafka-tid-", pool(1, Duration.ZERO).base());
+    assertEquals("orders-app-kafka-tid-", TransactionalIdScheme.base("orders", "app-kafka"));
+    assertFalse(pool(2, Duration.ZERO).ids().equals(
+        new TransactionalIdPool("orders", "app-other-", 7, 2, Duration.ZERO, SETTING).ids()));
+  }
+
+  /** A zombie must never register an id of a newer owner: no id is shared by two epochs. */
+  @Test
+  void everyEpochHasIdsOfItsOwn() {
+    List<String> seven = pool(12, Duration.ZERO).ids();
+    for (long epoch : List.of(0L, 1L, 8L, 70L, 77L, Long.MAX_VALUE)) {
+      List<String> other = new TransactionalIdPool("orders", "app-kafka-", epoch, 12, Duration.ZERO, SETTING).ids();
+      assertTrue(other.stream().noneMatch(seven::contains), epoch + ": " + other);
+      assertTrue(other.stream().allMatch(id -> id.startsWith("orders-app-kafka-tid-")), other.toString());
+    }
   }
 
   @Test
   void indexOfKnowsOnlyItsOwnIds() {
     TransactionalIdPool p = pool(12, Duration.ZERO);
-    assertEquals(0, p.indexOf("orders-app-kafka-tid-0"));
-    assertEquals(11, p.indexOf("orders-app-kafka-tid-11"));
-    assertEquals(-1, p.indexOf("orders-app-kafka-tid-12"));
-    assertEquals(-1, p.indexOf("orders-app-kafka-tid-01"));
-    assertEquals(-1, p.indexOf("orders-app-kafka-tid-"));
-    assertEquals(-1, p.indexOf("orders-app-kafka-tid-1x"));
-    assertEquals(-1, p.indexOf("orders-app-kafka2-tid-1"));
+    assertEquals(0, p.indexOf("orders-app-kafka-tid-e7-0"));
+    assertEquals(11, p.indexOf("orders-app-kafka-tid-e7-11"));
+    assertEquals(-1, p.indexOf("orders-app-kafka-tid-e7-12"));
+    assertEquals(-1, p.indexOf("orders-app-kafka-tid-e7-01"));
+    assertEquals(-1, p.indexOf("orders-app-kafka-tid-e7-"));
+    assertEquals(-1, p.indexOf("orders-app-kafka-tid-e7-1x"));
+    assertEquals(-1, p.indexOf("orders-app-kafka-tid-e8-1"), "another epoch's");
+    assertEquals(-1, p.indexOf("orders-app-kafka-tid-e07-1"));
+    assertEquals(-1, p.indexOf("orders-app-kafka-tid-1"), "an earlier release's, without an epoch");
+    assertEquals(-1, p.indexOf("orders-app-kafka2-tid-e7-1"));
     assertThrows(IllegalArgumentException.class, () -> p.release("other-0"));
+    assertThrows(IllegalArgumentException.class, () -> p.release("orders-app-kafka-tid-e6-0"));
   }
 
   @Test
   void acquireTakesTheLowestFreeIdAndNeverGivesOneTwice() throws Exception {
     TransactionalIdPool p = pool(3, Duration.ZERO);
-    assertEquals("orders-app-kafka-tid-0", p.acquire("t0"));
-    assertEquals("orders-app-kafka-tid-1", p.acquire("t1"));
-    p.release("orders-app-kafka-tid-0");
-    p.release("orders-app-kafka-tid-0"); // idempotent
-    assertEquals("orders-app-kafka-tid-0", p.acquire("t2"));
-    assertEquals("orders-app-kafka-tid-2", p.acquire("t3"));
+    assertEquals("orders-app-kafka-tid-e7-0", p.acquire("t0"));
+    assertEquals("orders-app-kafka-tid-e7-1", p.acquire("t1"));
+    p.release("orders-app-kafka-tid-e7-0");
+    p.release("orders-app-kafka-tid-e7-0"); // idempotent
+    assertEquals("orders-app-kafka-tid-e7-0", p.acquire("t2"));
+    assertEquals("orders-app-kafka-tid-e7-2", p.acquire("t3"));
     assertEquals(3, p.heldCount());
-    assertThrows(IllegalStateException.class, () -> p.hold("orders-app-kafka-tid-1", "recovered"));
+    assertThrows(IllegalStateException.class, () -> p.hold("orders-app-kafka-tid-e7-1", "recovered"));
   }
 
   @Test
@@ -80,7 +98,7 @@ class TransactionalIdPoolTest {
     p.acquire("orders-1-1");
     TransactionalIdPoolExhaustedException e = assertThrows(TransactionalIdPoolExhaustedException.class, () -> p.acquire("orders-1-2"));
     assertTrue(e.getMessage().contains(SETTING), e.getMessage());
-    assertTrue(e.getMessage().contains("orders-app-kafka-tid-1 by orders-1-1"), e.getMessage());
+    assertTrue(e.getMessage().contains("orders-app-kafka-tid-e7-1 by orders-1-1"), e.getMessage());
     assertTrue(e.getMessage().contains("no free transactional id for orders-1-2"), e.getMessage());
     assertInstanceOf(dev.twophase.RetriableTwoPhaseException.class, e, "ids come free as commits retire");
   }
@@ -169,8 +187,10 @@ class TransactionalIdPoolTest {
     IllegalArgumentException size = assertThrows(IllegalArgumentException.class, () -> pool(0, Duration.ZERO));
     assertTrue(size.getMessage().contains(SETTING), size.getMessage());
     IllegalArgumentException prefix = assertThrows(IllegalArgumentException.class,
-        () -> new TransactionalIdPool("bad prefix", "o-", 1, Duration.ZERO, SETTING));
+        () -> new TransactionalIdPool("bad prefix", "o-", 1, 1, Duration.ZERO, SETTING));
     assertTrue(prefix.getMessage().contains("letters, digits"), prefix.getMessage());
     assertThrows(IllegalArgumentException.class, () -> pool(1, Duration.ofSeconds(-1)));
+    assertThrows(IllegalArgumentException.class,
+        () -> new TransactionalIdPool("orders", "o-", -1, 1, Duration.ZERO, SETTING));
   }
 }

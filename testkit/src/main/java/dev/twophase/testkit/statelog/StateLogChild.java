@@ -57,16 +57,22 @@ final class StateLogChild {
     StateLogFactory factory = Class.forName(args[0]).asSubclass(StateLogFactory.class)
         .getDeclaredConstructor().newInstance();
     boolean takeOver = Boolean.parseBoolean(args[1]);
+    new StateLogChild(factory, settingsOf(args, 2), takeOver).serve();
+  }
+
+  /** The settings in {@code args[from..]}, each {@code encode(key) + "=" + encode(value)}. */
+  static Map<String, String> settingsOf(String[] args, int from) {
     Map<String, String> settings = new HashMap<>();
-    for (int i = 2; i < args.length; i++) {
+    for (int i = from; i < args.length; i++) {
       int eq = args[i].indexOf('=');
       settings.put(decode(args[i].substring(0, eq)), decode(args[i].substring(eq + 1)));
     }
-    new StateLogChild(factory, settings, takeOver).serve();
+    return settings;
   }
 
+  /** URL-safe base64 without padding, so that an encoded key never contains the '=' after it. */
   static String encode(String s) {
-    return Base64.getUrlEncoder().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
   }
 
   private static String decode(String s) {

@@ -29,7 +29,7 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * <p><b>The table.</b> One row per coordinator (default table {@value
- * StateLogTable#DEFAULT_NAME}, see {@link Builder#table}), holding its owner epoch, its holder,
+ * #DEFAULT_TABLE}, see {@link Builder#table}), holding its owner epoch, its holder,
  * its last state with a CRC32C checksum and its highest completion mark; plus one row, of the
  * empty coordinator id, holding the log's {@link #logId()}. {@link Builder#build()} creates the
  * table if it is missing and refuses one of another shape; docs/state-log-jdbc.md shows it.
@@ -65,6 +65,8 @@ import javax.sql.DataSource;
 @PublicEvolving
 public final class JdbcStateLog implements StateLog {
 
+  /** Default {@link Builder#table(String)}: {@value}. */
+  public static final String DEFAULT_TABLE = StateLogTable.DEFAULT_NAME;
   /** Default {@link Builder#timeout(Duration)}: 30 s. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
   /** Default {@link Builder#maxBatch(int)}: 256. */
@@ -97,7 +99,7 @@ public final class JdbcStateLog implements StateLog {
     }
 
     /**
-     * The log's table (default {@value StateLogTable#DEFAULT_NAME}): a plain SQL identifier,
+     * The log's table (default {@value #DEFAULT_TABLE}): a plain SQL identifier,
      * optionally {@code schema.table}. Every process of one deployment uses the same table;
      * another deployment uses a table of its own (and so has its own {@link #logId()}).
      *

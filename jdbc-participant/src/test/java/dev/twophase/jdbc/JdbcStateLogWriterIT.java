@@ -92,7 +92,8 @@ class JdbcStateLogWriterIT {
       Future<?> zAppend;
       Future<?> xAppend;
       Future<?> yAppend;
-      try (RowLock held = new RowLock(db.plain(), table, "z")) {
+      RowLock held = new RowLock(db.plain(), table, "z");
+      try (held) {
         zAppend = pool.submit(() -> {
           z.appendState(1, bytes("z"));
           return null;
@@ -136,7 +137,8 @@ class JdbcStateLogWriterIT {
       StateLog.CoordinatorLog z = log.open("z");
       StateLog.CoordinatorLog y = log.open("y");
       CompletableFuture<Void> append;
-      try (RowLock held = new RowLock(db.plain(), table, "z")) {
+      RowLock held = new RowLock(db.plain(), table, "z");
+      try (held) {
         append = CompletableFuture.runAsync(() -> z.appendState(1, bytes("z")));
         Thread.sleep(300);
         String kill = db.name().equals("PostgreSQL")

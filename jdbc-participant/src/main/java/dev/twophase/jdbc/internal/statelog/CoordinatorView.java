@@ -139,6 +139,20 @@ final class CoordinatorView implements StateLog.CoordinatorLog {
         + checkpointId + "; open the coordinator again", null, checkpointId, null);
   }
 
+  /**
+   * Why a state queued for this view must not be sent (the view was fenced or turned unusable
+   * since), or null.
+   */
+  RuntimeException unusable(WriteOp op) {
+    synchronized (lock) {
+      return switch (status) {
+        case FENCED -> new FencedException(reason, null, op.checkpointId, null);
+        case BROKEN -> new FatalTwoPhaseException(reason, null, op.checkpointId, null);
+        case OPEN, CLOSED -> null;
+      };
+    }
+  }
+
   /** The writer found the coordinator claimed by another owner. */
   void fenced(String message) {
     synchronized (lock) {

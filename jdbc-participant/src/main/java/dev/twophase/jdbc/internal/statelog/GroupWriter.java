@@ -116,9 +116,10 @@ final class GroupWriter {
   }
 
   private void run() {
+    List<WriteOp> batch = List.of();
     try {
       while (true) {
-        List<WriteOp> batch = nextBatch();
+        batch = nextBatch();
         if (batch == null) {
           return;
         }
@@ -126,6 +127,13 @@ final class GroupWriter {
       }
     } catch (RuntimeException | Error e) {
       LOG.error("The writer of state log table {} stopped: {}", table.name(), e.toString(), e);
+      // whatever of the batch in progress has no outcome yet may have been sent
+      for (WriteOp op : batch == null ? List.<WriteOp>of() : batch) {
+        op.fail(new FatalTwoPhaseException(coordinator(op) + ": the writer of state log table "
+            + table.name() + " failed during this write (" + e + "): whether it was committed "
+            + "is unknown; the coordinator must stop and recover", e,
+            Math.max(-1, op.checkpointId), null));
+      }
     } finally {
       List<WriteOp> left;
       synchronized (lock) {
@@ -164,7 +172,18 @@ final class GroupWriter {
   }
 
   private void write(List<WriteOp> queued) {
-    List<WriteOp> ops = new ArrayList<>(queued);
+    List<WriteOp> ops = new ArrayList<>(queued.size());
+    for (WriteOp op : queued) {
+      RuntimeException refused = op.kind == WriteOp.Kind.STATE ? op.view.unusable(op) : null;
+      if (refused != null) {
+        op.fail(refused); // fenced or unusable since it was queued: not sent
+      } else {
+        ops.add(op);
+      }
+    }
+    if (ops.isEmpty()) {
+      return;
+    }
     ops.sort(Comparator.comparing(op -> op.view.coordinatorId()));
     for (WriteOp op : ops) {
       if (op.kind != WriteOp.Kind.STATE) {

@@ -33,7 +33,11 @@ import dev.twophase.annotation.PublicEvolving;
  *       decision. Concurrent appends by different coordinators should share the cost of
  *       durability (group commit).
  *   <li>An append is conditional on the owner epoch: once another owner has claimed the
- *       coordinator, it fails with {@link FencedException} and stores nothing.
+ *       coordinator, it fails. It fails with {@link FencedException} when the log knows that
+ *       nothing was stored; when it cannot know whether the record was stored before the claim
+ *       (a fence reported while a commit was in flight), the outcome is unknown, and it fails with
+ *       another {@link TwoPhaseException}. Either way the new owner's claim has read every record
+ *       that was stored, so a caller must never treat a failed append as "not decided" and abort.
  *   <li>For each coordinator, reading back yields the last durable state and the highest
  *       completion mark that reached the store; earlier states may be discarded (compaction).
  *   <li>Damage is reported, never skipped: a record that fails its checksum is a {@link
@@ -128,7 +132,7 @@ public interface StateLog extends AutoCloseable {
      * written at start-up repeats the last decided id).
      *
      * @throws IllegalArgumentException if {@code checkpointId} is lower than the last appended one
-     * @throws FencedException if this owner was superseded
+     * @throws FencedException if this owner was superseded and nothing was stored
      * @throws TwoPhaseException if the write or the sync failed: whether the record is durable is
      *     then unknown, and the caller must treat the decision as unknown (stop, and recover)
      */

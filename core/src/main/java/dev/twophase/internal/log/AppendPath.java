@@ -1,8 +1,8 @@
 package dev.twophase.internal.log;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FaultInjector;
-import dev.twophase.FencedException;
 import dev.twophase.ProtocolPoint;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -272,7 +272,7 @@ final class AppendPath {
       throw health.unknownOutcome(entry, checkpointId, "sync", failed);
     }
     if (health.isClosed()) {
-      throw new FencedException(
+      throw new FatalTwoPhaseException(
           "state log " + directory + " was closed before the append of checkpoint "
               + checkpointId + " of coordinator '" + entry.coordinatorId()
               + "' was synced: its outcome is unknown; reopen the log to recover",

@@ -167,6 +167,7 @@ public final class StateLogCore {
     }
     boolean reusable = false;
     try {
+      dialect.checkSession(s.connection()); // a claim's commit must be as durable as an append's
       ClaimedRow claimed = claimer.claim(s.connection(), coordinatorId);
       reusable = true;
       counters.claims.increment();

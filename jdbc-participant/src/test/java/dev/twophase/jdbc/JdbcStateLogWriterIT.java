@@ -125,6 +125,56 @@ class JdbcStateLogWriterIT {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void closingTheLogWaitsForAnAppendInProgressThenReleases(TestDatabase db) throws Exception {
+    String table = StateLogTables.fresh();
+    try {
+      JdbcStateLog log = JdbcStateLog.builder(db.plain()).table(table).build();
+      StateLog.CoordinatorLog z = log.open("z");
+      CompletableFuture<Void> append;
+      CompletableFuture<Void> close;
+      RowLock held = new RowLock(db.plain(), table, "z");
+      try (held) {
+        append = CompletableFuture.runAsync(() -> z.appendState(1, bytes("z")));
+        Thread.sleep(300);
+        close = CompletableFuture.runAsync(log::close);
+        Thread.sleep(300);
+        assertFalse(append.isDone(), "the append waits for the row");
+        assertFalse(close.isDone(), "the close waits for the append");
+      }
+      append.get(30, TimeUnit.SECONDS);
+      close.get(30, TimeUnit.SECONDS);
+      assertFalse(log.writerThread().isAlive());
+      assertNull(StateLogTables.holder(db.plain(), table, "z"));
+      try (JdbcStateLog next = JdbcStateLog.builder(db.plain()).table(table).build()) {
+        assertEquals(new StoredState(1, bytes("z")), next.open("z").lastState());
+      }
+    } finally {
+      StateLogTables.drop(db, table);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void anInterruptedCallerAppendsAndKeepsItsFlag(TestDatabase db) throws Exception {
+    String table = StateLogTables.fresh();
+    try (JdbcStateLog log = JdbcStateLog.builder(db.plain()).table(table).build()) {
+      StateLog.CoordinatorLog c = log.open("p0");
+      Thread.currentThread().interrupt();
+      try {
+        c.appendState(1, bytes("one"));
+        assertTrue(Thread.currentThread().isInterrupted(), "the flag is kept");
+      } finally {
+        Thread.interrupted();
+      }
+      c.close();
+      assertEquals(1, log.stats().stateAppends());
+    } finally {
+      StateLogTables.drop(db, table);
+    }
+  }
+
   /** Kills the writer's session while its append waits for a row lock. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("dev.twophase.jdbc.TestDatabase#servers")

@@ -60,7 +60,8 @@ import javax.sql.DataSource;
  * {@link Builder#timeout(Duration)}. The log never closes the data source: the caller does, after
  * closing the log.
  *
- * <p>Thread-safe; so are the views {@link #open} returns.
+ * <p>Everything the log logs goes to the logger {@code dev.twophase.jdbc.JdbcStateLog}.
+ * Thread-safe; so are the views {@link #open} returns.
  */
 @PublicEvolving
 public final class JdbcStateLog implements StateLog {

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 @Internal
 final class BatchOutcomes {
 
-  private static final Logger LOG = LoggerFactory.getLogger(GroupWriter.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StateLogCore.LOGGER);
 
   private final StateLogTable table;
   private final StateLogDialect dialect;

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 @Internal
 final class CoordinatorView implements StateLog.CoordinatorLog {
 
-  private static final Logger LOG = LoggerFactory.getLogger(CoordinatorView.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StateLogCore.LOGGER);
 
   private enum Status { OPEN, FENCED, BROKEN, CLOSED }
 

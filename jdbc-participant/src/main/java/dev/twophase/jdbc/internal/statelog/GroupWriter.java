@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 @Internal
 final class GroupWriter {
 
-  private static final Logger LOG = LoggerFactory.getLogger(GroupWriter.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StateLogCore.LOGGER);
   /** A connection idle for longer is validated before a batch, so an idle timeout is no failure. */
   private static final long IDLE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
 

@@ -56,7 +56,8 @@ import javax.sql.DataSource;
  *
  * <p><b>Connections.</b> They come from the {@link DataSource} given to {@link #builder}: one is
  * held by the writer while the log is open (it is validated after 5 s of idleness and replaced if
- * it went away), one is taken for each claim and given back at once. Every statement runs under
+ * it went away), one is taken for each claim and given back at once (so a pool needs at least
+ * two). Every statement runs under
  * {@link Builder#timeout(Duration)}. The log never closes the data source: the caller does, after
  * closing the log.
  *

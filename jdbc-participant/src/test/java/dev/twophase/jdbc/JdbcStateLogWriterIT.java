@@ -175,6 +175,36 @@ class JdbcStateLogWriterIT {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void aCommitWhoseAnswerIsLostIsReportedUnknownAndTheNextOwnerReadsWhatCommitted(TestDatabase db)
+      throws Exception {
+    String table = StateLogTables.fresh();
+    CountingDataSource ds = new CountingDataSource(db.plain());
+    try {
+      try (JdbcStateLog log = JdbcStateLog.builder(ds).table(table).ownerName("a").build()) {
+        StateLog.CoordinatorLog c = log.open("p0");
+        c.appendState(1, bytes("one"));
+        ds.failNextCommitAfterCommitting(new java.sql.SQLException("connection reset", "08006"));
+        FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class,
+            () -> c.appendState(2, bytes("two")));
+        assertTrue(e.getMessage().contains("the decision of checkpoint 2 is unknown"),
+            e.getMessage());
+        assertEquals(1, log.stats().failedTransactions());
+        assertThrows(FatalTwoPhaseException.class, () -> c.appendState(3, bytes("three")),
+            "never retried: the view is unusable");
+      }
+      try (JdbcStateLog next = JdbcStateLog.builder(db.plain()).table(table).ownerName("a")
+          .build()) {
+        assertEquals(new StoredState(2, bytes("two")), next.open("p0").lastState(),
+            "the commit did happen: recovery reads it");
+      }
+      assertEquals(0, ds.open());
+    } finally {
+      StateLogTables.drop(db, table);
+    }
+  }
+
   /** Kills the writer's session while its append waits for a row lock. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("dev.twophase.jdbc.TestDatabase#servers")

@@ -6,11 +6,6 @@ import dev.twophase.internal.log.LogInspector;
 import dev.twophase.internal.log.LogSnapshot;
 import dev.twophase.internal.log.SegmentedLog;
 import dev.twophase.internal.log.Syncer;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -285,7 +280,7 @@ public final class FileStateLog implements StateLog {
    */
   @Override
   public CoordinatorLog open(String coordinatorId) {
-    validateId(coordinatorId);
+    StateLog.checkCoordinatorId(coordinatorId);
     CoordinatorEntry entry = log.entry(coordinatorId);
     View view = new View(entry);
     if (views.putIfAbsent(coordinatorId, view) != null) {
@@ -330,30 +325,6 @@ public final class FileStateLog implements StateLog {
     return "FileStateLog{" + log.directory() + ", logId=" + log.logId()
         + ", ownerEpoch=" + log.ownerEpoch()
         + (log.isClosed() ? ", closed" : "") + "}";
-  }
-
-  private static void validateId(String coordinatorId) {
-    Objects.requireNonNull(coordinatorId, "coordinatorId");
-    if (coordinatorId.isEmpty()) {
-      throw new IllegalArgumentException("coordinatorId must not be empty");
-    }
-    ByteBuffer utf8;
-    try {
-      utf8 =
-          StandardCharsets.UTF_8
-              .newEncoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .encode(CharBuffer.wrap(coordinatorId));
-    } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException(
-          "coordinatorId must be valid Unicode text (it has an unpaired surrogate): "
-              + coordinatorId, e);
-    }
-    if (utf8.remaining() > 255) {
-      throw new IllegalArgumentException(
-          "coordinatorId must be at most 255 UTF-8 bytes, was " + utf8.remaining());
-    }
   }
 
   /** One coordinator's view. */

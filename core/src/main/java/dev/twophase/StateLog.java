@@ -1,6 +1,12 @@
 package dev.twophase;
 
 import dev.twophase.annotation.PublicEvolving;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 /**
  * The coordinator's durable, append-only record of checkpoints; it replaces Flink's
@@ -63,6 +69,40 @@ public interface StateLog extends AutoCloseable {
    * payloads up to this size.
    */
   int MAX_STATE_BYTES = 16 * 1024 * 1024;
+
+  /** The longest coordinator id a log stores, in UTF-8 bytes. */
+  int MAX_COORDINATOR_ID_BYTES = 255;
+
+  /**
+   * Checks a coordinator id against the rules every log applies, so that an id one log accepts
+   * every other log accepts too: not empty, valid Unicode text (no unpaired surrogate), at most
+   * {@link #MAX_COORDINATOR_ID_BYTES} bytes in UTF-8. Implementations call it first in {@link
+   * #open}.
+   *
+   * @throws NullPointerException if {@code coordinatorId} is null
+   * @throws IllegalArgumentException if the id breaks a rule; the message says which
+   */
+  static void checkCoordinatorId(String coordinatorId) {
+    Objects.requireNonNull(coordinatorId, "coordinatorId");
+    if (coordinatorId.isEmpty()) {
+      throw new IllegalArgumentException("coordinatorId must not be empty");
+    }
+    ByteBuffer utf8;
+    try {
+      utf8 = StandardCharsets.UTF_8.newEncoder()
+          .onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT)
+          .encode(CharBuffer.wrap(coordinatorId));
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException(
+          "coordinatorId must be valid Unicode text (it has an unpaired surrogate): "
+              + coordinatorId, e);
+    }
+    if (utf8.remaining() > MAX_COORDINATOR_ID_BYTES) {
+      throw new IllegalArgumentException("coordinatorId must be at most "
+          + MAX_COORDINATOR_ID_BYTES + " UTF-8 bytes, was " + utf8.remaining());
+    }
+  }
 
   /**
    * Claims {@code coordinatorId} for this process and returns its view, holding what the log has

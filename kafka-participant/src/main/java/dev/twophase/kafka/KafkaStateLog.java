@@ -278,7 +278,7 @@ public final class KafkaStateLog implements StateLog {
    */
   @Override
   public CoordinatorLog open(String coordinatorId) {
-    LogSetup.validateCoordinatorId(coordinatorId);
+    StateLog.checkCoordinatorId(coordinatorId);
     if (closed.get()) {
       throw new FencedException("state log " + ctx.describe() + " is closed: build a new "
           + "KafkaStateLog to open coordinator '" + coordinatorId + "'");

@@ -9,11 +9,6 @@ import dev.twophase.annotation.Internal;
 import dev.twophase.jdbc.DatabaseSetupException;
 import dev.twophase.jdbc.JdbcStateLogStats;
 import dev.twophase.jdbc.internal.SqlErrors;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -135,7 +130,7 @@ public final class StateLogCore {
 
   /** See {@link dev.twophase.jdbc.JdbcStateLog#open(String)}. */
   public StateLog.CoordinatorLog open(String coordinatorId) {
-    validateId(coordinatorId);
+    StateLog.checkCoordinatorId(coordinatorId);
     synchronized (lock) {
       if (closed) {
         throw new FencedException("state log table " + table.name() + " on " + dialect.product()
@@ -251,26 +246,4 @@ public final class StateLogCore {
     }
   }
 
-  private static void validateId(String coordinatorId) {
-    if (coordinatorId == null) {
-      throw new NullPointerException("coordinatorId");
-    }
-    if (coordinatorId.isEmpty()) {
-      throw new IllegalArgumentException("coordinatorId must not be empty");
-    }
-    ByteBuffer utf8;
-    try {
-      utf8 = StandardCharsets.UTF_8.newEncoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .encode(CharBuffer.wrap(coordinatorId));
-    } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException("coordinatorId must be valid Unicode text (it has an "
-          + "unpaired surrogate): " + coordinatorId, e);
-    }
-    if (utf8.remaining() > StateLogTable.ID_CHARS) {
-      throw new IllegalArgumentException("coordinatorId must be at most " + StateLogTable.ID_CHARS
-          + " UTF-8 bytes, was " + utf8.remaining());
-    }
-  }
 }

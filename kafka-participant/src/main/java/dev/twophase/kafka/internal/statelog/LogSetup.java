@@ -3,13 +3,7 @@ package dev.twophase.kafka.internal.statelog;
 import dev.twophase.annotation.Internal;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 
@@ -59,32 +53,6 @@ public final class LogSetup {
       if (failure != null) {
         failure.addSuppressed(e);
       }
-    }
-  }
-
-  /**
-   * @throws IllegalArgumentException if the id is empty, longer than 255 UTF-8 bytes or not
-   *     valid Unicode text
-   */
-  public static void validateCoordinatorId(String coordinatorId) {
-    Objects.requireNonNull(coordinatorId, "coordinatorId");
-    if (coordinatorId.isEmpty()) {
-      throw new IllegalArgumentException("coordinatorId must not be empty");
-    }
-    ByteBuffer utf8;
-    try {
-      utf8 = StandardCharsets.UTF_8.newEncoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .encode(CharBuffer.wrap(coordinatorId));
-    } catch (CharacterCodingException e) {
-      throw new IllegalArgumentException(
-          "coordinatorId must be valid Unicode text (it has an unpaired surrogate): "
-              + coordinatorId, e);
-    }
-    if (utf8.remaining() > 255) {
-      throw new IllegalArgumentException(
-          "coordinatorId must be at most 255 UTF-8 bytes, was " + utf8.remaining());
     }
   }
 }

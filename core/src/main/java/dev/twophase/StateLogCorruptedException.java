@@ -10,7 +10,9 @@ import java.nio.file.Path;
  * Nothing was skipped, cut or repaired. The message says what was found and what the operator
  * does (for damage: copy the directory aside, restore a copy at least as recent as the damage, or
  * cut the last segment at {@link #offset()} and check the participants before resuming);
- * docs/state-log.md, "Torn tail or corruption", has the details.
+ * docs/state-log.md, "Torn tail or corruption", has the details. A log kept elsewhere than in
+ * files (a database table, say) names in the message where the bad record is, and has no {@link
+ * #file()}.
  */
 @PublicEvolving
 public class StateLogCorruptedException extends FatalTwoPhaseException {
@@ -26,12 +28,22 @@ public class StateLogCorruptedException extends FatalTwoPhaseException {
     this.offset = offset;
   }
 
-  /** The file holding the bad bytes. */
+  /**
+   * For a log not kept in files: {@code message} names the store and the record (a table and a
+   * coordinator, say); {@link #file()} is null and {@link #offset()} -1.
+   */
+  public StateLogCorruptedException(String message) {
+    super(message);
+    this.file = null;
+    this.offset = -1;
+  }
+
+  /** The file holding the bad bytes, or null for a log not kept in files. */
   public Path file() {
     return file;
   }
 
-  /** The byte offset in {@link #file()} where the bad record or header starts. */
+  /** The byte offset in {@link #file()} where the bad record or header starts; -1 without a file. */
   public long offset() {
     return offset;
   }

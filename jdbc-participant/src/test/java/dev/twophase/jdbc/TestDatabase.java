@@ -57,6 +57,11 @@ record TestDatabase(String name, DataSource plain, Supplier<JdbcParticipantBuild
     return Stream.of(h2Dialect(), postgres(), mariaDb());
   }
 
+  /** The server databases (whose sessions a test can kill). */
+  static Stream<TestDatabase> servers() {
+    return Stream.of(postgres(), mariaDb());
+  }
+
   static TestDatabase h2Dialect() {
     DataSource ds = h2().dataSource();
     return new TestDatabase("H2", ds, () -> JdbcParticipant.builder(ds), () -> {},

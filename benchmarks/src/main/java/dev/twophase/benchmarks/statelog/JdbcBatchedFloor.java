@@ -72,10 +72,7 @@ final class JdbcBatchedFloor implements Variant {
   private void flush(List<Update> batch) {
     try {
       for (Update u : batch) {
-        update.setLong(1, u.checkpointId());
-        update.setBytes(2, u.payload());
-        update.setString(3, u.coordinatorId());
-        update.setLong(4, u.epoch());
+        JdbcFloors.bind(update, u.coordinatorId(), u.epoch(), u.checkpointId(), u.payload());
         update.addBatch();
       }
       int[] counts = update.executeBatch();

@@ -2,6 +2,8 @@ package dev.twophase.benchmarks.statelog;
 
 import dev.twophase.benchmarks.statelog.TimedCrew.Variant;
 import dev.twophase.benchmarks.statelog.TimedCrew.Worker;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,21 +11,24 @@ import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
 import java.sql.Statement;
 import java.util.Locale;
+import java.util.zip.CRC32C;
 import javax.sql.DataSource;
 
 /**
  * The hand-written JDBC loop a shared state log is measured against: per thread its own
  * connection and coordinator row; per append one conditional {@code UPDATE ... WHERE
  * coordinator_id = ? AND epoch = ?} (which must change the row) and a {@code commit()}, each
- * thread on its own: no batching across threads.
+ * thread on its own: no batching across threads. The row and the update write what {@code
+ * JdbcStateLog}'s do: checkpoint id, the epoch that wrote the state, the payload and a CRC32C over
+ * the coordinator id, both ids and the payload.
  */
 final class JdbcFloors {
 
   /** The table of the hand-written loops, one row per coordinator. */
   static final String TABLE = "statelog_floor";
 
-  static final String UPDATE = "UPDATE " + TABLE + " SET checkpoint_id = ?, payload = ?"
-      + " WHERE coordinator_id = ? AND epoch = ?";
+  static final String UPDATE = "UPDATE " + TABLE + " SET checkpoint_id = ?, state_epoch = ?, payload = ?,"
+      + " checksum = ? WHERE coordinator_id = ? AND epoch = ?";
 
   private JdbcFloors() {}
 
@@ -32,9 +37,9 @@ final class JdbcFloors {
     try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
       boolean postgres = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT).contains("postgres");
       s.execute("DROP TABLE IF EXISTS " + TABLE);
-      s.execute("CREATE TABLE " + TABLE + " (coordinator_id VARCHAR(200) NOT NULL PRIMARY KEY,"
-          + " epoch BIGINT NOT NULL, checkpoint_id BIGINT NOT NULL, payload "
-          + (postgres ? "BYTEA" : "LONGBLOB") + ")" + (postgres ? "" : " ENGINE=InnoDB"));
+      s.execute("CREATE TABLE " + TABLE + " (coordinator_id VARCHAR(255) NOT NULL PRIMARY KEY,"
+          + " epoch BIGINT NOT NULL, checkpoint_id BIGINT NOT NULL, state_epoch BIGINT, payload "
+          + (postgres ? "BYTEA" : "LONGBLOB") + ", checksum BIGINT)" + (postgres ? "" : " ENGINE=InnoDB"));
     }
   }
 
@@ -75,6 +80,27 @@ final class JdbcFloors {
     }
   }
 
+  /** Binds one append to {@link #UPDATE}. */
+  static void bind(PreparedStatement update, String coordinatorId, long epoch, long checkpointId, byte[] payload)
+      throws SQLException {
+    update.setLong(1, checkpointId);
+    update.setLong(2, epoch);
+    update.setBytes(3, payload);
+    update.setLong(4, checksum(coordinatorId, checkpointId, epoch, payload));
+    update.setString(5, coordinatorId);
+    update.setLong(6, epoch);
+  }
+
+  private static long checksum(String coordinatorId, long checkpointId, long epoch, byte[] payload) {
+    byte[] id = coordinatorId.getBytes(StandardCharsets.UTF_8);
+    ByteBuffer header = ByteBuffer.allocate(4 + id.length + 16);
+    header.putInt(id.length).put(id).putLong(checkpointId).putLong(epoch).flip();
+    CRC32C crc = new CRC32C();
+    crc.update(header);
+    crc.update(payload, 0, payload.length);
+    return crc.getValue();
+  }
+
   /** Per thread a connection and coordinator {@code <prefix>-<thread>}: update and commit. */
   static Variant perThread(DataSource ds, String prefix) {
     return thread -> {
@@ -90,10 +116,7 @@ final class JdbcFloors {
 
           @Override
           public void op() throws SQLException {
-            update.setLong(1, ++checkpointId);
-            update.setBytes(2, payload);
-            update.setString(3, id);
-            update.setLong(4, epoch);
+            bind(update, id, epoch, ++checkpointId, payload);
             if (update.executeUpdate() != 1) {
               throw new SQLException("coordinator " + id + " of the hand-written loop was fenced");
             }

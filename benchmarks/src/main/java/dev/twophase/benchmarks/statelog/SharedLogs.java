@@ -1,21 +1,32 @@
 package dev.twophase.benchmarks.statelog;
 
 import dev.twophase.StateLog;
+import dev.twophase.jdbc.JdbcStateLog;
+import dev.twophase.kafka.KafkaStateLog;
 import java.util.Map;
 import javax.sql.DataSource;
 
-/** The shared state logs under test, built as their modules document. */
+/** The shared state logs under test, built as their modules document, with their defaults. */
 final class SharedLogs {
 
   private SharedLogs() {}
 
-  /** A JDBC state log in the database of {@code ds} ({@code store}: pg or maria). */
+  /**
+   * A {@link JdbcStateLog} in the database of {@code ds} ({@code store}: pg or maria), in its
+   * default table, created if missing.
+   */
   static StateLog jdbc(String store, DataSource ds) {
-    throw new UnsupportedOperationException("no JDBC state log on this branch");
+    return JdbcStateLog.builder(ds).ownerName("statelog-bench-" + store).build();
   }
 
-  /** A Kafka state log on the broker of {@code producerSettings}. */
-  static StateLog kafka(Map<String, Object> producerSettings, String topic) {
-    throw new UnsupportedOperationException("no Kafka state log on this branch");
+  /**
+   * A {@link KafkaStateLog} on {@code topic}, created with {@code partitions} partitions and one
+   * replica (the in-JVM broker is one broker).
+   */
+  static StateLog kafka(Map<String, Object> clientProperties, String topic, int partitions) {
+    return KafkaStateLog.builder(clientProperties, topic)
+        .ownerName("statelog-bench")
+        .createTopic(partitions, (short) 1)
+        .build();
   }
 }

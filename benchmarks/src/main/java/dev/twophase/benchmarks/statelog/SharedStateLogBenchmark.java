@@ -38,7 +38,7 @@ import javax.sql.DataSource;
  *
  * Options (defaults): {@code -Dbench.stores=file,pg,maria,kafka -Dbench.threads=1,64
  * -Dbench.checkpointThreads=1,16 -Dbench.rounds=3 -Dbench.turnMillis=3000
- * -Dbench.warmupMillis=2000 -Dbench.kafkaPartitions=1}. Prints each turn, then the summary
+ * -Dbench.warmupMillis=2000 -Dbench.kafkaPartitions=8}. Prints each turn, then the summary
  * table, the per-round ratios and the target lines.
  */
 public final class SharedStateLogBenchmark {
@@ -56,7 +56,7 @@ public final class SharedStateLogBenchmark {
     List<String> storeNames = List.of(System.getProperty("bench.stores", "file,pg,maria,kafka").split(","));
     List<Integer> appendThreads = ints(System.getProperty("bench.threads", "1,64"));
     List<Integer> checkpointThreads = ints(System.getProperty("bench.checkpointThreads", "1,16"));
-    int partitions = Integer.getInteger("bench.kafkaPartitions", 1);
+    int partitions = Integer.getInteger("bench.kafkaPartitions", 8);
     Files.createDirectories(Path.of("target"));
     Path dir = Files.createTempDirectory(Path.of("target"), "statelog-bench").toAbsolutePath();
     System.out.printf("[statelog] %s, %d CPUs, load average %.2f; %d rounds of %d ms turns; data in %s%n",
@@ -105,7 +105,7 @@ public final class SharedStateLogBenchmark {
     if (stores.logs.containsKey("kafka")) {
       rows.put("kafka-log", AppendVariants.logAppends(stores.logs.get("kafka"), prefix));
     }
-    rows.put("kafka-floor", KafkaFloor.perThread(stores.producerSettings, Stores.FLOOR_TOPIC, prefix));
+    rows.put("kafka-floor", KafkaFloor.perThread(stores.clientSettings, Stores.FLOOR_TOPIC, prefix));
     return rows;
   }
 

@@ -38,14 +38,13 @@ final class Stores implements AutoCloseable {
   final Map<String, String> unavailable = new LinkedHashMap<>();
   final Map<String, DataSource> databases = new LinkedHashMap<>();
   final KafkaTestBroker broker;
-  final Map<String, Object> producerSettings;
+  /** Client settings of the Kafka log and the hand-written Kafka loop: the broker, and defaults. */
+  final Map<String, Object> clientSettings;
 
   private Stores(Path dir, KafkaTestBroker broker) {
     this.dir = dir;
     this.broker = broker;
-    this.producerSettings = Map.of(
-        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-        ProducerConfig.LINGER_MS_CONFIG, 5);
+    this.clientSettings = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
   }
 
   /** Starts the servers {@code names} need (the broker always: the checkpoints write to it). */
@@ -64,7 +63,7 @@ final class Stores implements AutoCloseable {
           case "file" -> stores.logs.put("file", FileStateLog.open(dir.resolve("file-log")));
           case "pg" -> stores.database("pg", PostgresServer.shared().dataSource());
           case "maria" -> stores.database("maria", MariaDbServer.shared().dataSource());
-          case "kafka" -> stores.sharedLog("kafka", () -> SharedLogs.kafka(stores.producerSettings, LOG_TOPIC));
+          case "kafka" -> stores.sharedLog("kafka", () -> SharedLogs.kafka(stores.clientSettings, LOG_TOPIC, kafkaPartitions));
           default -> throw new IllegalArgumentException("unknown store " + name + " (file, pg, maria, kafka)");
         }
       }

@@ -3,6 +3,7 @@ package dev.twophase.benchmarks.statelog;
 import dev.twophase.StateLog;
 import dev.twophase.StateLog.CoordinatorLog;
 import dev.twophase.StoredState;
+import dev.twophase.benchmarks.statelog.TimedCrew.Probe;
 import dev.twophase.benchmarks.statelog.TimedCrew.Variant;
 import dev.twophase.benchmarks.statelog.TimedCrew.Worker;
 import java.io.IOException;
@@ -39,23 +40,36 @@ final class AppendVariants {
    * crew. The log itself is not closed.
    */
   static Variant logAppends(StateLog log, String prefix) {
-    return thread -> {
-      CoordinatorLog view = log.open(prefix + "-" + thread);
-      StoredState last = view.lastState();
-      byte[] payload = payload(thread);
-      return new Worker() {
-        private long checkpointId = last == null ? 0 : last.checkpointId();
+    Probe probe = SharedLogs.probe(log);
+    return new Variant() {
+      @Override
+      public Worker worker(int thread) {
+        return logAppender(log, prefix, thread);
+      }
 
-        @Override
-        public void op() {
-          view.appendState(++checkpointId, payload);
-        }
+      @Override
+      public Probe probe() {
+        return probe;
+      }
+    };
+  }
 
-        @Override
-        public void close() {
-          view.close();
-        }
-      };
+  private static Worker logAppender(StateLog log, String prefix, int thread) {
+    CoordinatorLog view = log.open(prefix + "-" + thread);
+    StoredState last = view.lastState();
+    byte[] payload = payload(thread);
+    return new Worker() {
+      private long checkpointId = last == null ? 0 : last.checkpointId();
+
+      @Override
+      public void op() {
+        view.appendState(++checkpointId, payload);
+      }
+
+      @Override
+      public void close() {
+        view.close();
+      }
     };
   }
 

@@ -1,8 +1,13 @@
 package dev.twophase.benchmarks.statelog;
 
+import dev.twophase.FileStateLog;
 import dev.twophase.StateLog;
+import dev.twophase.StateLogStats;
+import dev.twophase.benchmarks.statelog.TimedCrew.Probe;
 import dev.twophase.jdbc.JdbcStateLog;
+import dev.twophase.jdbc.JdbcStateLogStats;
 import dev.twophase.kafka.KafkaStateLog;
+import java.util.Locale;
 import java.util.Map;
 import javax.sql.DataSource;
 
@@ -17,6 +22,49 @@ final class SharedLogs {
    */
   static StateLog jdbc(String store, DataSource ds) {
     return JdbcStateLog.builder(ds).ownerName("statelog-bench-" + store).build();
+  }
+
+  /**
+   * The log's own counters per turn, where it has them: appends per sync of a {@link
+   * FileStateLog}, appends per database transaction and transactions per second of a {@link
+   * JdbcStateLog}; else null.
+   */
+  static Probe probe(StateLog log) {
+    if (log instanceof FileStateLog file) {
+      return new Probe() {
+        private StateLogStats before;
+
+        @Override
+        public void start() {
+          before = file.stats();
+        }
+
+        @Override
+        public String end(long elapsedNanos) {
+          StateLogStats s = file.stats().minus(before);
+          return String.format(Locale.ROOT, "%.1f appends/sync, %,.0f syncs/s", s.appendsPerSync(),
+              s.syncs() * 1e9 / elapsedNanos);
+        }
+      };
+    }
+    if (log instanceof JdbcStateLog jdbc) {
+      return new Probe() {
+        private JdbcStateLogStats before;
+
+        @Override
+        public void start() {
+          before = jdbc.stats();
+        }
+
+        @Override
+        public String end(long elapsedNanos) {
+          JdbcStateLogStats s = jdbc.stats().minus(before);
+          return String.format(Locale.ROOT, "%.1f appends/transaction, %,.0f transactions/s",
+              s.appendsPerTransaction(), s.transactions() * 1e9 / elapsedNanos);
+        }
+      };
+    }
+    return null;
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.twophase.benchmarks.statelog;
 
 import dev.twophase.StateLog;
+import dev.twophase.benchmarks.statelog.TimedCrew.Probe;
 import dev.twophase.benchmarks.statelog.TimedCrew.Turn;
 import dev.twophase.benchmarks.statelog.TimedCrew.Variant;
 import java.nio.file.Files;
@@ -114,13 +115,17 @@ public final class SharedStateLogBenchmark {
       throws Exception {
     System.out.printf("[statelog] %s at %d threads: %s%n", phase, threads, variants.keySet());
     Map<String, TimedCrew> crews = new LinkedHashMap<>();
+    StringBuilder setUp = new StringBuilder();
     for (Map.Entry<String, Variant> v : variants.entrySet()) {
+      long t0 = System.nanoTime();
       try {
         crews.put(v.getKey(), new TimedCrew(v.getKey() + "-x" + threads, threads, v.getValue()));
       } catch (Exception e) {
         failed(results, v.getKey(), threads, "start", e);
       }
+      setUp.append(String.format(Locale.ROOT, " %s %.1f s;", v.getKey(), (System.nanoTime() - t0) / 1e9));
     }
+    System.out.printf("[statelog] set up (threads, coordinators opened):%s%n", setUp);
     for (long warmed = 0; warmed < WARMUP_MILLIS; warmed += 1000) {
       for (String name : new ArrayList<>(crews.keySet())) {
         try {
@@ -138,12 +143,17 @@ public final class SharedStateLogBenchmark {
       }
       for (String name : order) {
         try {
+          Probe probe = variants.get(name).probe();
+          if (probe != null) {
+            probe.start();
+          }
           Turn t = crews.get(name).turn(TURN_MILLIS);
+          String note = probe == null ? "" : "; " + probe.end(t.elapsedNanos());
           results.add(name, threads, round, t);
           Latencies l = t.latencies();
           System.out.printf(Locale.ROOT, "[statelog] %-19s x%-2d round %d: %,9.0f ops/s, p50 %7.0f us, p99 %7.0f us,"
-              + " %6.1f us CPU/op%n", name, threads, round + 1, t.rate(), l.percentileMicros(50),
-              l.percentileMicros(99), t.cpuMicrosPerOp());
+              + " %6.1f us CPU/op%s%n", name, threads, round + 1, t.rate(), l.percentileMicros(50),
+              l.percentileMicros(99), t.cpuMicrosPerOp(), note);
         } catch (Exception e) {
           failed(results, name, threads, "round " + (round + 1), e);
           crews.remove(name);

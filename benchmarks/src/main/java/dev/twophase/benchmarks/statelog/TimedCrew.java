@@ -19,19 +19,36 @@ import java.util.concurrent.atomic.AtomicLong;
 final class TimedCrew {
 
   /** One thread's operations. */
-  interface Worker extends AutoCloseable {
+  interface Worker {
     /** One operation: an append, a checkpoint. */
     void op() throws Exception;
 
     /** After the turn's last operation, on the same thread; timed with the turn. */
     default void endTurn() throws Exception {}
+
+    /** At the end of the phase, on the same thread. */
+    void close() throws Exception;
+  }
+
+  /** What a variant's store counts during a turn (appends per sync or per transaction, say). */
+  interface Probe {
+    /** At the start of a turn. */
+    void start();
+
+    /** At its end: what happened since {@link #start()}, for the turn's line. */
+    String end(long elapsedNanos);
   }
 
   /** A variant: makes the worker of each thread; closed after its crew. */
-  interface Variant extends AutoCloseable {
+  interface Variant {
     Worker worker(int thread) throws Exception;
 
-    @Override
+    /** The store's counters for each turn, or null. */
+    default Probe probe() {
+      return null;
+    }
+
+    /** After its crew closed. */
     default void close() throws Exception {}
   }
 

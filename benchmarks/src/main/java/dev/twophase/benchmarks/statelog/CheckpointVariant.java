@@ -5,6 +5,7 @@ import dev.twophase.Coordinator;
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.Output;
 import dev.twophase.StateLog;
+import dev.twophase.benchmarks.statelog.TimedCrew.Probe;
 import dev.twophase.benchmarks.statelog.TimedCrew.Variant;
 import dev.twophase.benchmarks.statelog.TimedCrew.Worker;
 import dev.twophase.file.FileParticipant;
@@ -42,6 +43,7 @@ final class CheckpointVariant implements Variant {
   private final Path outputDir;
   private final String bootstrapServers;
   private final String topic;
+  private final Probe probe;
 
   CheckpointVariant(StateLog log, String prefix, Path outputDir, String bootstrapServers, String topic) {
     this.log = log;
@@ -49,6 +51,12 @@ final class CheckpointVariant implements Variant {
     this.outputDir = outputDir;
     this.bootstrapServers = bootstrapServers;
     this.topic = topic;
+    this.probe = SharedLogs.probe(log);
+  }
+
+  @Override
+  public Probe probe() {
+    return probe;
   }
 
   @Override

@@ -132,7 +132,7 @@ public final class SharedStateLogBenchmark {
           crews.get(name).turn(1000);
         } catch (Exception e) {
           failed(results, name, threads, "warm-up", e);
-          crews.remove(name);
+          closeQuietly(crews.remove(name), name, threads);
         }
       }
     }
@@ -156,16 +156,12 @@ public final class SharedStateLogBenchmark {
               l.percentileMicros(99), t.cpuMicrosPerOp(), note);
         } catch (Exception e) {
           failed(results, name, threads, "round " + (round + 1), e);
-          crews.remove(name);
+          closeQuietly(crews.remove(name), name, threads);
         }
       }
     }
     for (Map.Entry<String, TimedCrew> crew : crews.entrySet()) {
-      try {
-        crew.getValue().close();
-      } catch (Exception e) {
-        System.out.printf("[statelog] %s x%d: closing failed: %s%n", crew.getKey(), threads, e);
-      }
+      closeQuietly(crew.getValue(), crew.getKey(), threads);
     }
     for (Map.Entry<String, Variant> v : variants.entrySet()) {
       try {
@@ -173,6 +169,15 @@ public final class SharedStateLogBenchmark {
       } catch (Exception e) {
         System.out.printf("[statelog] %s x%d: closing failed: %s%n", v.getKey(), threads, e);
       }
+    }
+  }
+
+  /** Closes a crew (a broken one closes nothing: its threads are left, daemons). */
+  private static void closeQuietly(TimedCrew crew, String name, int threads) {
+    try {
+      crew.close();
+    } catch (Exception e) {
+      System.out.printf("[statelog] %s x%d: closing failed: %s%n", name, threads, e);
     }
   }
 

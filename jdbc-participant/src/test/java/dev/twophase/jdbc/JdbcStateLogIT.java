@@ -3,17 +3,24 @@ package dev.twophase.jdbc;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.CoordinatorHeldException;
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FencedException;
 import dev.twophase.StateLog;
 import dev.twophase.StateLogCorruptedException;
 import dev.twophase.StoredState;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -21,6 +28,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -240,6 +248,48 @@ class JdbcStateLogIT {
     }
   }
 
+  /** A clock whose next reading throws an Error: a callback failing in the middle of a claim. */
+  private static final class FailingClock extends Clock {
+    final AtomicBoolean failNext = new AtomicBoolean();
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      if (failNext.getAndSet(false)) {
+        throw new AssertionError("clock broke");
+      }
+      return Instant.now();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void anErrorInTheMiddleOfAClaimLeavesNoLockAndNoConnection(TestDatabase db) throws Exception {
+    String table = StateLogTables.fresh();
+    CountingDataSource ds = new CountingDataSource(db.plain());
+    FailingClock clock = new FailingClock();
+    try (JdbcStateLog log = JdbcStateLog.builder(ds).table(table).clock(clock).build()) {
+      log.open("p0").close(); // the row exists: the next claim locks it
+      clock.failNext.set(true);
+      assertThrows(AssertionError.class, () -> log.open("p0"));
+      assertEquals(1, ds.open(), "only the writer's connection: the claim's was discarded");
+      try (JdbcStateLog other = builder(db, table).timeout(Duration.ofSeconds(3)).build()) {
+        assertEquals(2, other.open("p0").ownerEpoch(), "the row is not left locked");
+      }
+    } finally {
+      StateLogTables.drop(db, table);
+    }
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
   void anErrorFromTheDataSourceFailsTheCallAndLeavesNothingBehind(TestDatabase db)
@@ -251,7 +301,12 @@ class JdbcStateLogIT {
       ds.failNext(new AssertionError("pool broke"));
       assertThrows(AssertionError.class, () -> log.open("p0"));
       StateLog.CoordinatorLog c = log.open("p0"); // not left reserved
-      c.appendState(1, bytes("one"));
+      ds.failNext(new OutOfMemoryError("pool broke in the writer")); // its first connection
+      FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class,
+          () -> c.appendState(1, bytes("one")));
+      assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+      assertInstanceOf(OutOfMemoryError.class, e.getCause());
+      c.appendState(1, bytes("one")); // nothing was sent, so the view is still usable
       log.close();
       assertFalse(log.writerThread().isAlive());
       assertEquals(0, ds.open());

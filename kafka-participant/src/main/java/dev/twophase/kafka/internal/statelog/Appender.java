@@ -1,13 +1,17 @@
 package dev.twophase.kafka.internal.statelog;
 
 import dev.twophase.annotation.Internal;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Writes one coordinator's records into the current transaction of its producer: the state in
- * chunks, completion marks and owner records, each framed under its key.
+ * chunks, completion marks and owner records, each framed under its key. {@link #flush()} waits
+ * for every send and reports the first that failed, before the transaction is committed: a
+ * failure there means the commit was never asked for.
  */
 @Internal
 final class Appender {
@@ -17,6 +21,12 @@ final class Appender {
   private final String coordinatorId;
   private final String logId;
   private final long epoch;
+  private final AtomicReference<Exception> sendError = new AtomicReference<>();
+  private final Callback onAck = (metadata, e) -> {
+    if (e != null) {
+      sendError.compareAndSet(null, e);
+    }
+  };
 
   Appender(KafkaProducer<byte[], byte[]> producer, TopicPartition partition, String coordinatorId,
       String logId, long epoch) {
@@ -52,8 +62,21 @@ final class Appender {
   }
 
   private void send(byte[] key, byte[] value) {
-    // The future is not needed: commitTransaction() fails if any send of the transaction did.
+    // The future is not needed: a failure reaches onAck, which flush() reports.
     var unused = producer.send(new ProducerRecord<>(partition.topic(), partition.partition(), key,
-        value));
+        value), onAck);
+  }
+
+  /**
+   * Flushes the producer and reports the first send of this transaction that failed.
+   *
+   * @throws Exception the first send that failed (the transaction cannot commit)
+   */
+  void flush() throws Exception {
+    producer.flush();
+    Exception failed = sendError.getAndSet(null);
+    if (failed != null) {
+      throw failed;
+    }
   }
 }

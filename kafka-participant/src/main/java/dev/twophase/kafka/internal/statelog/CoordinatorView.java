@@ -126,23 +126,46 @@ public final class CoordinatorView implements StateLog.CoordinatorLog {
             + ": checkpoint ids never decrease");
       }
       long completion = lastCompleted;
+      // Kafka's client waits interruptibly; the flag is held back during the append and kept.
+      boolean interrupted = Thread.interrupted();
       try {
-        producer.beginTransaction();
-        appender.state(checkpointId, ++sequence, owned);
-        if (completion > writtenCompletion) {
-          appender.completion(completion);
+        send(checkpointId, owned, completion);
+        commit(checkpointId);
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
         }
-        producer.commitTransaction();
-      } catch (RuntimeException | Error e) {
-        RuntimeException f = failed(e, checkpointId, "appending the state of checkpoint "
-            + checkpointId);
-        if (e instanceof Error error) {
-          throw error;
-        }
-        throw f;
       }
       writtenCompletion = Math.max(writtenCompletion, completion);
       lastState = new StoredState(checkpointId, owned);
+    }
+  }
+
+  /**
+   * Sends the chunks and the pending mark, and waits for every send. A failure here comes before
+   * the commit was asked for: the transaction never commits (the next owner's claim aborts it).
+   */
+  @GuardedBy("lock")
+  private void send(long checkpointId, byte[] owned, long completion) {
+    try {
+      producer.beginTransaction();
+      appender.state(checkpointId, ++sequence, owned);
+      if (completion > writtenCompletion) {
+        appender.completion(completion);
+      }
+      appender.flush();
+    } catch (Exception | Error e) {
+      throw failed(e, checkpointId, "sending the state of checkpoint " + checkpointId, false);
+    }
+  }
+
+  /** Commits; a fence reported now may come after the commit reached the broker: unknown. */
+  @GuardedBy("lock")
+  private void commit(long checkpointId) {
+    try {
+      producer.commitTransaction();
+    } catch (RuntimeException | Error e) {
+      throw failed(e, checkpointId, "committing the state of checkpoint " + checkpointId, true);
     }
   }
 
@@ -183,22 +206,34 @@ public final class CoordinatorView implements StateLog.CoordinatorLog {
     }
   }
 
+  /**
+   * Closes the producer at once and returns what to throw (or throws {@code e} if it is an
+   * {@link Error}). A fence before the commit was asked for stored nothing: {@link
+   * FencedException}. Anything else, a fence during the commit too, leaves the outcome unknown.
+   */
   @GuardedBy("lock")
-  private RuntimeException failed(Throwable e, long checkpointId, String what) {
+  private RuntimeException failed(Throwable e, long checkpointId, String what,
+      boolean committing) {
     producer.close(Duration.ZERO);
-    if (Failures.isFenced(e)) {
+    boolean fenced = Failures.isFenced(e);
+    if (fenced && !committing) {
       status = Status.FENCED;
       return new FencedException("coordinator '" + coordinatorId + "' on state log "
-          + ctx.describe() + " was claimed by another owner while " + what + " (producer "
-          + transactionalId + ", epoch " + epoch + ", fenced): nothing was stored; this process "
-          + "must stop using the coordinator", e, checkpointId, null);
+          + ctx.describe() + " was claimed by another owner (" + what + ", producer "
+          + transactionalId + ", epoch " + epoch + ", fenced before the commit): nothing was "
+          + "stored; this process must stop using the coordinator", e, checkpointId, null);
     }
     status = Status.BROKEN;
+    if (e instanceof Error error) {
+      throw error;
+    }
+    String cause = fenced ? "another owner claimed the coordinator while the commit was in "
+        + "flight (" + e + ")" : "it failed (" + e + ")";
     return new FatalTwoPhaseException("coordinator '" + coordinatorId + "' on state log "
-        + ctx.describe() + ": " + what + " failed (" + e + "): the decision is unknown, it may or "
-        + "may not be durable. Stop and recover: open the coordinator again, which reads what the "
-        + "topic holds. Producer " + transactionalId + " was closed; nothing is retried", e,
-        checkpointId, null);
+        + ctx.describe() + ": " + what + ": " + cause + ", so the decision is unknown: it may or "
+        + "may not be durable (if it is, the next owner's claim has read it). Stop and recover: "
+        + "open the coordinator again, which reads what the topic holds. Producer "
+        + transactionalId + " was closed; nothing is retried", e, checkpointId, null);
   }
 
   /**

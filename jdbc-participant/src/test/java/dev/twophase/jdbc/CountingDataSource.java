@@ -4,7 +4,10 @@ import dev.twophase.jdbc.servers.ForwardingDataSource;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -20,6 +23,7 @@ final class CountingDataSource extends ForwardingDataSource {
   private final AtomicInteger handedOut = new AtomicInteger();
   private final AtomicReference<Throwable> nextFailure = new AtomicReference<>();
   private final AtomicReference<SQLException> nextCommitFailure = new AtomicReference<>();
+  private volatile boolean hideBatchCounts;
 
   CountingDataSource(DataSource target) {
     super(target);
@@ -47,6 +51,33 @@ final class CountingDataSource extends ForwardingDataSource {
     nextCommitFailure.set(failure);
   }
 
+  /**
+   * From now on, {@code executeBatch()} on its connections' prepared statements runs the batch
+   * and answers {@code Statement.SUCCESS_NO_INFO} for every statement, as a driver that rewrites
+   * a batch into one statement does.
+   */
+  void hideBatchCounts() {
+    hideBatchCounts = true;
+  }
+
+  private PreparedStatement hidingCounts(PreparedStatement s) {
+    return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {PreparedStatement.class}, (proxy, method, args) -> {
+          Object result;
+          try {
+            result = method.invoke(s, args);
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+          if (method.getName().equals("executeBatch")) {
+            int[] counts = new int[((int[]) result).length];
+            Arrays.fill(counts, Statement.SUCCESS_NO_INFO);
+            return counts;
+          }
+          return result;
+        });
+  }
+
   @Override
   public Connection getConnection() throws SQLException {
     Throwable failure = nextFailure.getAndSet(null);
@@ -72,6 +103,9 @@ final class CountingDataSource extends ForwardingDataSource {
             result = method.invoke(c, args);
           } catch (InvocationTargetException e) {
             throw e.getCause();
+          }
+          if (hideBatchCounts && result instanceof PreparedStatement ps) {
+            return hidingCounts(ps);
           }
           if (method.getName().equals("commit")) {
             SQLException lost = nextCommitFailure.getAndSet(null);

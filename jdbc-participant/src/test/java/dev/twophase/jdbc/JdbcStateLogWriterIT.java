@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -82,9 +83,22 @@ class JdbcStateLogWriterIT {
   @ParameterizedTest(name = "{0}")
   @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
   void aFencedCoordinatorInABatchDoesNotFailTheOthers(TestDatabase db) throws Exception {
+    fencedInABatch(db, db.plain());
+  }
+
+  /** A driver that answers SUCCESS_NO_INFO for a batch's statements cannot hide a fenced write. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void aDriverThatHidesBatchCountsStillFailsTheFencedWriteAlone(TestDatabase db) throws Exception {
+    CountingDataSource hiding = new CountingDataSource(db.plain());
+    hiding.hideBatchCounts();
+    fencedInABatch(db, hiding);
+  }
+
+  private static void fencedInABatch(TestDatabase db, DataSource logSource) throws Exception {
     String table = StateLogTables.fresh();
     ExecutorService pool = Executors.newFixedThreadPool(3);
-    try (JdbcStateLog log = JdbcStateLog.builder(db.plain()).table(table).ownerName("a").build();
+    try (JdbcStateLog log = JdbcStateLog.builder(logSource).table(table).ownerName("a").build();
         JdbcStateLog thief = JdbcStateLog.builder(db.plain()).table(table).ownerName("b")
             .takeOver(true).build()) {
       StateLog.CoordinatorLog x = log.open("x");

@@ -194,12 +194,10 @@ final class GroupWriter {
       outcomes.failUnsent(ops, e);
       return;
     }
-    int[] rows = new int[ops.size()];
+    int[] rows;
     List<String> fencedBy = new ArrayList<>();
     try {
-      for (int i = 0; i < ops.size(); i++) {
-        rows[i] = BatchStatements.execute(c, table, ops.get(i));
-      }
+      rows = BatchStatements.execute(c, table, ops);
       for (int i = 0; i < ops.size(); i++) {
         fencedBy.add(rows[i] != 0 ? null
             : BatchStatements.currentHolder(c, table, ops.get(i).view.coordinatorId()));

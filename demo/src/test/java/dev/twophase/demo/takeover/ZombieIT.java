@@ -64,13 +64,16 @@ class ZombieIT {
   }
 
   /**
-   * Every shared log with the three participants; and on the Kafka log a coordinator with the
-   * Kafka participant alone, which claims nothing outside the state log, so that B does take over
-   * while A is stopped.
+   * Every shared log with the three participants; on the JDBC log PostgreSQL and Kafka without
+   * files (the JDBC participant's claim is then the one that refuses B); and on the Kafka log a
+   * coordinator with the Kafka participant alone, which claims nothing outside the state log, so
+   * that B does take over while A is stopped.
    */
   static Stream<Arguments> cases() {
     List<Arguments> cases = new ArrayList<>();
     TakeoverIT.LOGS.stream().filter(StateLogs::sharedKind).forEach(log -> cases.add(Arguments.of(log, JobArgs.ALL)));
+    // Without the file participant, whose claim refuses B first: the JDBC participant's.
+    cases.add(Arguments.of("jdbc", TakeoverJob.PG + "," + TakeoverJob.KAFKA));
     cases.add(Arguments.of("kafka", TakeoverJob.KAFKA));
     return cases.stream();
   }

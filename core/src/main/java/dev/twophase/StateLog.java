@@ -47,8 +47,8 @@ import dev.twophase.annotation.PublicEvolving;
  *   <li>A failure whose outcome is unknown (a server that went away after the write was sent)
  *       is reported as such, never guessed: see {@link CoordinatorLog#appendState}.
  * </ul>
- * {@code dev.twophase.testkit.StateLogConformanceSuite} checks these rules against a real
- * store; every implementation should pass it.
+ * {@code dev.twophase.testkit.statelog.StateLogConformanceSuite} checks these rules against a
+ * real store; every implementation should pass it (docs/state-log-testing.md).
  */
 @PublicEvolving
 public interface StateLog extends AutoCloseable {

@@ -29,7 +29,7 @@ import javax.sql.DataSource;
  * }</pre>
  *
  * <p><b>The table.</b> One row per coordinator (default table {@value
- * StateLogTable#DEFAULT_NAME}, see {@link Builder#table}), holding its owner epoch, its holder,
+ * #DEFAULT_TABLE}, see {@link Builder#table}), holding its owner epoch, its holder,
  * its last state with a CRC32C checksum and its highest completion mark; plus one row, of the
  * empty coordinator id, holding the log's {@link #logId()}. {@link Builder#build()} creates the
  * table if it is missing and refuses one of another shape; docs/state-log-jdbc.md shows it.
@@ -56,15 +56,19 @@ import javax.sql.DataSource;
  *
  * <p><b>Connections.</b> They come from the {@link DataSource} given to {@link #builder}: one is
  * held by the writer while the log is open (it is validated after 5 s of idleness and replaced if
- * it went away), one is taken for each claim and given back at once. Every statement runs under
+ * it went away), one is taken for each claim and given back at once (so a pool needs at least
+ * two). Every statement runs under
  * {@link Builder#timeout(Duration)}. The log never closes the data source: the caller does, after
  * closing the log.
  *
- * <p>Thread-safe; so are the views {@link #open} returns.
+ * <p>Everything the log logs goes to the logger {@code dev.twophase.jdbc.JdbcStateLog}.
+ * Thread-safe; so are the views {@link #open} returns.
  */
 @PublicEvolving
 public final class JdbcStateLog implements StateLog {
 
+  /** Default {@link Builder#table(String)}: {@value}. */
+  public static final String DEFAULT_TABLE = StateLogTable.DEFAULT_NAME;
   /** Default {@link Builder#timeout(Duration)}: 30 s. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
   /** Default {@link Builder#maxBatch(int)}: 256. */
@@ -97,7 +101,7 @@ public final class JdbcStateLog implements StateLog {
     }
 
     /**
-     * The log's table (default {@value StateLogTable#DEFAULT_NAME}): a plain SQL identifier,
+     * The log's table (default {@value #DEFAULT_TABLE}): a plain SQL identifier,
      * optionally {@code schema.table}. Every process of one deployment uses the same table;
      * another deployment uses a table of its own (and so has its own {@link #logId()}).
      *

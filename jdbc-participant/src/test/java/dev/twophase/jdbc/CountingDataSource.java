@@ -19,6 +19,7 @@ final class CountingDataSource extends ForwardingDataSource {
   private final AtomicInteger open = new AtomicInteger();
   private final AtomicInteger handedOut = new AtomicInteger();
   private final AtomicReference<Throwable> nextFailure = new AtomicReference<>();
+  private final AtomicReference<SQLException> nextCommitFailure = new AtomicReference<>();
 
   CountingDataSource(DataSource target) {
     super(target);
@@ -36,6 +37,14 @@ final class CountingDataSource extends ForwardingDataSource {
   /** The next {@code getConnection()} throws {@code failure} (an Error, an SQLException...). */
   void failNext(Throwable failure) {
     nextFailure.set(failure);
+  }
+
+  /**
+   * The next {@code commit()} on any of its connections commits, then throws {@code failure}: a
+   * commit whose answer was lost.
+   */
+  void failNextCommitAfterCommitting(SQLException failure) {
+    nextCommitFailure.set(failure);
   }
 
   @Override
@@ -58,11 +67,19 @@ final class CountingDataSource extends ForwardingDataSource {
               && done.compareAndSet(false, true)) {
             open.decrementAndGet();
           }
+          Object result;
           try {
-            return method.invoke(c, args);
+            result = method.invoke(c, args);
           } catch (InvocationTargetException e) {
             throw e.getCause();
           }
+          if (method.getName().equals("commit")) {
+            SQLException lost = nextCommitFailure.getAndSet(null);
+            if (lost != null) {
+              throw lost;
+            }
+          }
+          return result;
         });
   }
 }

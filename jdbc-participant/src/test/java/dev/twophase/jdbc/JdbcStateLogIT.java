@@ -3,12 +3,14 @@ package dev.twophase.jdbc;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.CoordinatorHeldException;
+import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FencedException;
 import dev.twophase.StateLog;
 import dev.twophase.StateLogCorruptedException;
@@ -251,7 +253,12 @@ class JdbcStateLogIT {
       ds.failNext(new AssertionError("pool broke"));
       assertThrows(AssertionError.class, () -> log.open("p0"));
       StateLog.CoordinatorLog c = log.open("p0"); // not left reserved
-      c.appendState(1, bytes("one"));
+      ds.failNext(new OutOfMemoryError("pool broke in the writer")); // its first connection
+      FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class,
+          () -> c.appendState(1, bytes("one")));
+      assertTrue(e.getMessage().contains("nothing was written"), e.getMessage());
+      assertInstanceOf(OutOfMemoryError.class, e.getCause());
+      c.appendState(1, bytes("one")); // nothing was sent, so the view is still usable
       log.close();
       assertFalse(log.writerThread().isAlive());
       assertEquals(0, ds.open());

@@ -132,6 +132,27 @@ class JdbcStateLogSetupIT {
   }
 
   @Test
+  void postgresSessionsWithSynchronousCommitOffAreRefusedForClaimsAndAppends() throws Exception {
+    PostgresServer pg = PostgresServer.shared();
+    PGSimpleDataSource ds = (PGSimpleDataSource) pg.dataSource();
+    String table = StateLogTables.fresh();
+    try (JdbcStateLog log = JdbcStateLog.builder(ds).table(table).build()) {
+      var c = log.open("p0");
+      ds.setOptions("-c synchronous_commit=off"); // for every session from now on
+      DatabaseSetupException claim = assertThrows(DatabaseSetupException.class,
+          () -> log.open("p1"));
+      assertTrue(claim.getMessage().contains("synchronous_commit = off"), claim.getMessage());
+      DatabaseSetupException append = assertThrows(DatabaseSetupException.class,
+          () -> c.appendState(1, new byte[] {1})); // the writer's first session
+      assertTrue(append.getMessage().contains("synchronous_commit = off"), append.getMessage());
+      ds.setOptions(null);
+      c.appendState(1, new byte[] {1}); // nothing was sent: the view is usable
+    } finally {
+      StateLogTables.drop(TestDatabase.postgres(), table);
+    }
+  }
+
+  @Test
   void mariaDbWithASmallPacketOrALazyRedoFlushIsRefused() throws Exception {
     MariaDbServer m = MariaDbServer.shared();
     TestDatabase db = TestDatabase.mariaDb();

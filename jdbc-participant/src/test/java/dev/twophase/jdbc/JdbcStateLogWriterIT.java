@@ -92,7 +92,8 @@ class JdbcStateLogWriterIT {
       Future<?> zAppend;
       Future<?> xAppend;
       Future<?> yAppend;
-      try (RowLock held = new RowLock(db.plain(), table, "z")) {
+      RowLock held = new RowLock(db.plain(), table, "z");
+      try (held) {
         zAppend = pool.submit(() -> {
           z.appendState(1, bytes("z"));
           return null;
@@ -124,6 +125,86 @@ class JdbcStateLogWriterIT {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void closingTheLogWaitsForAnAppendInProgressThenReleases(TestDatabase db) throws Exception {
+    String table = StateLogTables.fresh();
+    try {
+      JdbcStateLog log = JdbcStateLog.builder(db.plain()).table(table).build();
+      StateLog.CoordinatorLog z = log.open("z");
+      CompletableFuture<Void> append;
+      CompletableFuture<Void> close;
+      RowLock held = new RowLock(db.plain(), table, "z");
+      try (held) {
+        append = CompletableFuture.runAsync(() -> z.appendState(1, bytes("z")));
+        Thread.sleep(300);
+        close = CompletableFuture.runAsync(log::close);
+        Thread.sleep(300);
+        assertFalse(append.isDone(), "the append waits for the row");
+        assertFalse(close.isDone(), "the close waits for the append");
+      }
+      append.get(30, TimeUnit.SECONDS);
+      close.get(30, TimeUnit.SECONDS);
+      assertFalse(log.writerThread().isAlive());
+      assertNull(StateLogTables.holder(db.plain(), table, "z"));
+      try (JdbcStateLog next = JdbcStateLog.builder(db.plain()).table(table).build()) {
+        assertEquals(new StoredState(1, bytes("z")), next.open("z").lastState());
+      }
+    } finally {
+      StateLogTables.drop(db, table);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void anInterruptedCallerAppendsAndKeepsItsFlag(TestDatabase db) throws Exception {
+    String table = StateLogTables.fresh();
+    try (JdbcStateLog log = JdbcStateLog.builder(db.plain()).table(table).build()) {
+      StateLog.CoordinatorLog c = log.open("p0");
+      Thread.currentThread().interrupt();
+      try {
+        c.appendState(1, bytes("one"));
+        assertTrue(Thread.currentThread().isInterrupted(), "the flag is kept");
+      } finally {
+        Thread.interrupted();
+      }
+      c.close();
+      assertEquals(1, log.stats().stateAppends());
+    } finally {
+      StateLogTables.drop(db, table);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void aCommitWhoseAnswerIsLostIsReportedUnknownAndTheNextOwnerReadsWhatCommitted(TestDatabase db)
+      throws Exception {
+    String table = StateLogTables.fresh();
+    CountingDataSource ds = new CountingDataSource(db.plain());
+    try {
+      try (JdbcStateLog log = JdbcStateLog.builder(ds).table(table).ownerName("a").build()) {
+        StateLog.CoordinatorLog c = log.open("p0");
+        c.appendState(1, bytes("one"));
+        ds.failNextCommitAfterCommitting(new java.sql.SQLException("connection reset", "08006"));
+        FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class,
+            () -> c.appendState(2, bytes("two")));
+        assertTrue(e.getMessage().contains("the decision of checkpoint 2 is unknown"),
+            e.getMessage());
+        assertEquals(1, log.stats().failedTransactions());
+        assertThrows(FatalTwoPhaseException.class, () -> c.appendState(3, bytes("three")),
+            "never retried: the view is unusable");
+      }
+      try (JdbcStateLog next = JdbcStateLog.builder(db.plain()).table(table).ownerName("a")
+          .build()) {
+        assertEquals(new StoredState(2, bytes("two")), next.open("p0").lastState(),
+            "the commit did happen: recovery reads it");
+      }
+      assertEquals(0, ds.open());
+    } finally {
+      StateLogTables.drop(db, table);
+    }
+  }
+
   /** Kills the writer's session while its append waits for a row lock. */
   @ParameterizedTest(name = "{0}")
   @MethodSource("dev.twophase.jdbc.TestDatabase#servers")
@@ -136,7 +217,8 @@ class JdbcStateLogWriterIT {
       StateLog.CoordinatorLog z = log.open("z");
       StateLog.CoordinatorLog y = log.open("y");
       CompletableFuture<Void> append;
-      try (RowLock held = new RowLock(db.plain(), table, "z")) {
+      RowLock held = new RowLock(db.plain(), table, "z");
+      try (held) {
         append = CompletableFuture.runAsync(() -> z.appendState(1, bytes("z")));
         Thread.sleep(300);
         String kill = db.name().equals("PostgreSQL")

@@ -8,7 +8,8 @@ public enum Ownership {
   /**
    * The log is owned as a whole by one process at a time (a directory lock, say): a second
    * process is refused while the first lives, and fences nothing; after the first is gone, the
-   * next owner has a higher epoch.
+   * next owner has a higher epoch. The refusal may be any {@link dev.twophase.TwoPhaseException}
+   * ({@link dev.twophase.FencedException} for {@link dev.twophase.FileStateLog}).
    */
   WHOLE_LOG,
   /**
@@ -16,5 +17,11 @@ public enum Ownership {
    * the coordinator's previous owner in any process, and is refused while that owner holds it
    * unless the new owner takes coordinators over.
    */
-  PER_COORDINATOR
+  PER_COORDINATOR,
+  /**
+   * The log is owned as a whole, and a new owner is never refused: opening it fences the previous
+   * owner in every coordinator, whether or not that owner closed anything, as {@link
+   * dev.twophase.testing.InMemoryStateLog#reopen()} does. {@code takeOver} makes no difference.
+   */
+  WHOLE_LOG_FENCED_BY_NEXT_OWNER
 }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 @Internal
 final class Claimer {
 
-  private static final Logger LOG = LoggerFactory.getLogger(Claimer.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StateLogCore.LOGGER);
 
   private final StateLogTable table;
   private final StateLogDialect dialect;

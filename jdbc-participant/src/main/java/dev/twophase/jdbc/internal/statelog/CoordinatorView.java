@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 @Internal
 final class CoordinatorView implements StateLog.CoordinatorLog {
 
-  private static final Logger LOG = LoggerFactory.getLogger(CoordinatorView.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StateLogCore.LOGGER);
 
   private enum Status { OPEN, FENCED, BROKEN, CLOSED }
 
@@ -137,6 +137,20 @@ final class CoordinatorView implements StateLog.CoordinatorLog {
     return new FencedException("coordinator log '" + coordinatorId + "' on state log table "
         + log.tableName() + " is closed (or its log is): it cannot append checkpoint "
         + checkpointId + "; open the coordinator again", null, checkpointId, null);
+  }
+
+  /**
+   * Why a state queued for this view must not be sent (the view was fenced or turned unusable
+   * since), or null.
+   */
+  RuntimeException unusable(WriteOp op) {
+    synchronized (lock) {
+      return switch (status) {
+        case FENCED -> new FencedException(reason, null, op.checkpointId, null);
+        case BROKEN -> new FatalTwoPhaseException(reason, null, op.checkpointId, null);
+        case OPEN, CLOSED -> null;
+      };
+    }
   }
 
   /** The writer found the coordinator claimed by another owner. */

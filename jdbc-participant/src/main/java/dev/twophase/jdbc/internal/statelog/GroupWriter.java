@@ -1,13 +1,8 @@
 package dev.twophase.jdbc.internal.statelog;
 
 import dev.twophase.FatalTwoPhaseException;
-import dev.twophase.FencedException;
-import dev.twophase.TwoPhaseException;
 import dev.twophase.annotation.Internal;
-import dev.twophase.jdbc.internal.SqlErrors;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,7 +28,7 @@ import org.slf4j.LoggerFactory;
 @Internal
 final class GroupWriter {
 
-  private static final Logger LOG = LoggerFactory.getLogger(GroupWriter.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StateLogCore.LOGGER);
   /** A connection idle for longer is validated before a batch, so an idle timeout is no failure. */
   private static final long IDLE_CHECK_NANOS = TimeUnit.SECONDS.toNanos(5);
 
@@ -41,6 +36,7 @@ final class GroupWriter {
   private final StateLogTable table;
   private final StateLogDialect dialect;
   private final Counters counters;
+  private final BatchOutcomes outcomes;
   private final int maxBatch;
   private final Thread thread;
 
@@ -60,6 +56,7 @@ final class GroupWriter {
     this.table = table;
     this.dialect = dialect;
     this.counters = counters;
+    this.outcomes = new BatchOutcomes(table, dialect, counters);
     this.maxBatch = maxBatch;
     this.thread = new Thread(this::run, "twophase-state-log-writer-" + table.name());
     this.thread.setDaemon(true);
@@ -116,9 +113,10 @@ final class GroupWriter {
   }
 
   private void run() {
+    List<WriteOp> batch = List.of();
     try {
       while (true) {
-        List<WriteOp> batch = nextBatch();
+        batch = nextBatch();
         if (batch == null) {
           return;
         }
@@ -126,6 +124,13 @@ final class GroupWriter {
       }
     } catch (RuntimeException | Error e) {
       LOG.error("The writer of state log table {} stopped: {}", table.name(), e.toString(), e);
+      // whatever of the batch in progress has no outcome yet may have been sent
+      for (WriteOp op : batch == null ? List.<WriteOp>of() : batch) {
+        op.fail(new FatalTwoPhaseException(outcomes.coordinator(op) + ": the writer of state log "
+            + "table " + table.name() + " failed during this write (" + e + "): whether it was committed "
+            + "is unknown; the coordinator must stop and recover", e,
+            Math.max(-1, op.checkpointId), null));
+      }
     } finally {
       List<WriteOp> left;
       synchronized (lock) {
@@ -134,8 +139,8 @@ final class GroupWriter {
         queue.clear();
       }
       for (WriteOp op : left) {
-        op.fail(new FatalTwoPhaseException(coordinator(op) + ": the writer of state log table "
-            + table.name() + " stopped before this write was sent; nothing was written. Close "
+        op.fail(new FatalTwoPhaseException(outcomes.coordinator(op) + ": the writer of state log "
+            + "table " + table.name() + " stopped before this write was sent; nothing was written. Close "
             + "the log and open it again", null, Math.max(-1, op.checkpointId), null));
       }
       closeSession();
@@ -164,7 +169,18 @@ final class GroupWriter {
   }
 
   private void write(List<WriteOp> queued) {
-    List<WriteOp> ops = new ArrayList<>(queued);
+    List<WriteOp> ops = new ArrayList<>(queued.size());
+    for (WriteOp op : queued) {
+      RuntimeException refused = op.kind == WriteOp.Kind.STATE ? op.view.unusable(op) : null;
+      if (refused != null) {
+        op.fail(refused); // fenced or unusable since it was queued: not sent
+      } else {
+        ops.add(op);
+      }
+    }
+    if (ops.isEmpty()) {
+      return;
+    }
     ops.sort(Comparator.comparing(op -> op.view.coordinatorId()));
     for (WriteOp op : ops) {
       if (op.kind != WriteOp.Kind.STATE) {
@@ -175,166 +191,31 @@ final class GroupWriter {
     try {
       c = connection();
     } catch (SQLException | RuntimeException | Error e) {
-      failUnsent(ops, e);
+      outcomes.failUnsent(ops, e);
       return;
     }
     int[] rows = new int[ops.size()];
     List<String> fencedBy = new ArrayList<>();
     try {
       for (int i = 0; i < ops.size(); i++) {
-        rows[i] = execute(c, ops.get(i));
+        rows[i] = BatchStatements.execute(c, table, ops.get(i));
       }
       for (int i = 0; i < ops.size(); i++) {
-        fencedBy.add(rows[i] == 0 ? currentHolder(c, ops.get(i).view.coordinatorId()) : null);
+        fencedBy.add(rows[i] != 0 ? null
+            : BatchStatements.currentHolder(c, table, ops.get(i).view.coordinatorId()));
       }
       c.commit();
     } catch (SQLException | RuntimeException | Error e) {
       counters.failedTransactions.increment();
       discardSession();
-      failUnknown(ops, e);
+      outcomes.failUnknown(ops, e);
       return;
     } finally {
       lastUsed = System.nanoTime();
     }
     counters.transactions.increment();
     for (int i = 0; i < ops.size(); i++) {
-      complete(ops.get(i), rows[i], fencedBy.get(i));
-    }
-  }
-
-  /** Runs one write; the rows it updated (0: fenced), or -1 for a mark with nothing to write. */
-  private int execute(Connection c, WriteOp op) throws SQLException {
-    CoordinatorView v = op.view;
-    switch (op.kind) {
-      case STATE -> {
-        try (PreparedStatement s = c.prepareStatement(table.appendState)) {
-          s.setLong(1, op.checkpointId);
-          s.setLong(2, v.ownerEpoch());
-          s.setBytes(3, op.payload);
-          s.setLong(4, op.checksum);
-          s.setString(5, v.coordinatorId());
-          s.setLong(6, v.ownerEpoch());
-          return s.executeUpdate();
-        }
-      }
-      case COMPLETION -> {
-        if (op.completion < 0) {
-          return -1;
-        }
-        try (PreparedStatement s = c.prepareStatement(table.appendCompletion)) {
-          s.setLong(1, op.completion);
-          s.setString(2, v.coordinatorId());
-          s.setLong(3, v.ownerEpoch());
-          return s.executeUpdate();
-        }
-      }
-      case RELEASE -> {
-        try (PreparedStatement s = c.prepareStatement(table.release)) {
-          s.setLong(1, Math.max(0, op.completion));
-          s.setString(2, v.coordinatorId());
-          s.setLong(3, v.ownerEpoch());
-          return s.executeUpdate();
-        }
-      }
-      default -> throw new IllegalStateException("unknown write " + op.kind);
-    }
-  }
-
-  /** The epoch and holder now in the row of a fenced coordinator, for the message. */
-  private String currentHolder(Connection c, String coordinatorId) throws SQLException {
-    try (PreparedStatement s = c.prepareStatement(table.holderOf)) {
-      s.setString(1, coordinatorId);
-      try (ResultSet rs = s.executeQuery()) {
-        if (!rs.next()) {
-          return "its row is gone";
-        }
-        String holder = rs.getString(2);
-        return "it is now at epoch " + rs.getLong(1) + ", "
-            + (holder == null ? "released" : "held by '" + holder + "'");
-      }
-    }
-  }
-
-  private void complete(WriteOp op, int rows, String fencedBy) {
-    CoordinatorView v = op.view;
-    if (rows < 0) {
-      op.succeed();
-      return;
-    }
-    if (rows == 0) {
-      String message = coordinator(op) + " was claimed by another owner: this owner's epoch "
-          + v.ownerEpoch() + " is fenced (" + fencedBy + ")"
-          + (op.kind == WriteOp.Kind.STATE
-              ? "; checkpoint " + op.checkpointId + " was not stored" : "")
-          + ". This coordinator is a zombie: stop it and close its log";
-      v.fenced(message);
-      if (op.kind == WriteOp.Kind.STATE) {
-        counters.fencedAppends.increment();
-        op.fail(new FencedException(message, null, op.checkpointId, null));
-      } else {
-        LOG.info("{}", message);
-        op.succeed(); // a fenced view releases nothing and loses only a mark
-      }
-      return;
-    }
-    switch (op.kind) {
-      case STATE -> {
-        counters.stateAppends.increment();
-        counters.appendedBytes.add(op.payload.length);
-      }
-      case COMPLETION, RELEASE -> {
-        if (op.completion >= 0) {
-          v.completionWritten(op.completion);
-          counters.completionMarks.increment();
-        }
-      }
-    }
-    op.succeed();
-  }
-
-  /** Nothing was sent: no connection, or it failed its checks. */
-  private void failUnsent(List<WriteOp> ops, Throwable e) {
-    for (WriteOp op : ops) {
-      if (op.kind == WriteOp.Kind.COMPLETION) {
-        LOG.warn("{}: a completion mark was not written ({}); it is written with the next write",
-            coordinator(op), e.toString());
-        op.view.completionLost(op.completion);
-        op.succeed();
-      } else if (e instanceof TwoPhaseException t && ops.size() == 1) {
-        op.fail(t);
-      } else {
-        op.fail(new FatalTwoPhaseException(coordinator(op) + ": no connection to the database "
-            + "for state log table " + table.name() + " (" + describe(e) + "); nothing was "
-            + "written", e, Math.max(-1, op.checkpointId), null));
-      }
-    }
-  }
-
-  /** The transaction failed after its writes were sent: their outcome is unknown. */
-  private void failUnknown(List<WriteOp> ops, Throwable e) {
-    LOG.error("A transaction of state log table {} on {} failed after its writes were sent ({}): "
-        + "the outcome of its {} writes is unknown", table.name(), dialect.product(), describe(e),
-        ops.size(), e);
-    for (WriteOp op : ops) {
-      switch (op.kind) {
-        case STATE -> {
-          String message = coordinator(op) + ": the append of checkpoint " + op.checkpointId
-              + " to state log table " + table.name() + " on " + dialect.product()
-              + " failed after it was sent (" + describe(e) + "): whether it was committed is "
-              + "unknown, so the decision of checkpoint " + op.checkpointId + " is unknown. The "
-              + "coordinator must stop and recover (open it again, which reads what the table "
-              + "holds); the log does not retry an append, and this coordinator log is unusable";
-          op.view.broken(message);
-          op.fail(new FatalTwoPhaseException(message, e, op.checkpointId, null));
-        }
-        case COMPLETION -> {
-          op.view.completionLost(op.completion);
-          op.succeed();
-        }
-        case RELEASE -> op.fail(new FatalTwoPhaseException(coordinator(op) + " was not released "
-            + "(" + describe(e) + "): its owner name stays in the table until this owner claims "
-            + "it again or another owner takes it over", e));
-      }
+      outcomes.complete(ops.get(i), rows[i], fencedBy.get(i));
     }
   }
 
@@ -375,12 +256,5 @@ final class GroupWriter {
     }
   }
 
-  private String coordinator(WriteOp op) {
-    return "coordinator '" + op.view.coordinatorId() + "' (epoch " + op.view.ownerEpoch()
-        + ") in state log table " + table.name();
-  }
 
-  private static String describe(Throwable e) {
-    return e instanceof SQLException s ? SqlErrors.describe(s) : e.toString();
-  }
 }

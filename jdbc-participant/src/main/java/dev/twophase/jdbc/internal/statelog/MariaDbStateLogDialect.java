@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 final class MariaDbStateLogDialect extends StateLogDialect {
 
-  private static final Logger LOG = LoggerFactory.getLogger(MariaDbStateLogDialect.class);
+  private static final Logger LOG = LoggerFactory.getLogger(StateLogCore.LOGGER);
 
   /** The smallest {@code max_allowed_packet} that carries a state of the largest size, escaped. */
   static final long MIN_MAX_ALLOWED_PACKET = 2L * StateLog.MAX_STATE_BYTES + 1024 * 1024;

@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class OwnerNames {
 
   private static final AtomicInteger BUILT = new AtomicInteger();
+  /** The host name, looked up once (a slow resolver then costs once). */
+  private static volatile String host;
 
   private OwnerNames() {}
 
@@ -42,11 +44,16 @@ public final class OwnerNames {
   }
 
   private static String host() {
-    try {
-      return InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException | SecurityException e) {
-      String env = System.getenv("HOSTNAME");
-      return env == null || env.isBlank() ? "localhost" : env;
+    String h = host;
+    if (h == null) {
+      try {
+        h = InetAddress.getLocalHost().getHostName();
+      } catch (UnknownHostException | SecurityException e) {
+        String env = System.getenv("HOSTNAME");
+        h = env == null || env.isBlank() ? "localhost" : env;
+      }
+      host = h;
     }
+    return h;
   }
 }

@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL: the payload is {@code BYTEA} (up to 1 GB). A commit is durable only with {@code
@@ -13,6 +15,8 @@ import java.util.Locale;
  * its sessions.
  */
 final class PostgresStateLogDialect extends StateLogDialect {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StateLogCore.LOGGER);
 
   @Override
   public String product() {
@@ -32,16 +36,27 @@ final class PostgresStateLogDialect extends StateLogDialect {
   @Override
   void checkServer(Connection c) throws SQLException {
     checkSession(c);
+    String commit = show(c, "synchronous_commit");
+    String standbys = show(c, "synchronous_standby_names");
+    if (commit.equals("local") && !standbys.isBlank()) {
+      LOG.warn("PostgreSQL has synchronous_standby_names = '{}' but synchronous_commit = local for "
+          + "the state log's session: a commit does not wait for the standby, so a failover can "
+          + "lose decisions the coordinators acted on. Set synchronous_commit = on or "
+          + "remote_apply (docs/state-log-jdbc.md)", standbys);
+    }
+  }
+
+  private static String show(Connection c, String setting) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW " + setting)) {
+      rs.next();
+      String value = rs.getString(1);
+      return value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
+    }
   }
 
   @Override
   void checkSession(Connection c) throws SQLException {
-    String value;
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
-      rs.next();
-      value = rs.getString(1).trim().toLowerCase(Locale.ROOT);
-    }
-    if (value.equals("off")) {
+    if (show(c, "synchronous_commit").equals("off")) {
       throw new DatabaseSetupException("PostgreSQL has synchronous_commit = off for the state "
           + "log's session: a commit returns before it is flushed, so a crash of the server could "
           + "lose a decision the coordinator already acted on. Set synchronous_commit to on (or, "

@@ -24,6 +24,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JDBC state log behind {@link dev.twophase.jdbc.JdbcStateLog}: the checked table, the
@@ -31,6 +33,11 @@ import javax.sql.DataSource;
  */
 @Internal
 public final class StateLogCore {
+
+  /** The logger of everything the JDBC state log logs. */
+  static final String LOGGER = "dev.twophase.jdbc.JdbcStateLog";
+
+  private static final Logger LOG = LoggerFactory.getLogger(LOGGER);
 
   /** What the builder configured. */
   public record Settings(DataSource dataSource, String table, boolean createTable, String owner,
@@ -91,6 +98,9 @@ public final class StateLogCore {
     }
     StateLogCore core = new StateLogCore(settings, sessions, opened);
     core.writer.start();
+    LOG.info("State log table {} on {} opened: log id {}, owner '{}'{}", opened.table().name(),
+        opened.dialect().product(), opened.logId(), settings.owner(),
+        settings.takeOver() ? ", taking coordinators over" : "");
     return core;
   }
 
@@ -167,6 +177,7 @@ public final class StateLogCore {
     }
     boolean reusable = false;
     try {
+      dialect.checkSession(s.connection()); // a claim's commit must be as durable as an append's
       ClaimedRow claimed = claimer.claim(s.connection(), coordinatorId);
       reusable = true;
       counters.claims.increment();

@@ -2,6 +2,7 @@ package dev.twophase.jdbc.internal.statelog;
 
 import dev.twophase.annotation.Internal;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One write the writer does for a view, in the transaction of a batch: a state (the caller waits
@@ -21,6 +22,7 @@ final class WriteOp {
   long completion = -1;
 
   private final CountDownLatch done = new CountDownLatch(1);
+  private final AtomicBoolean completed = new AtomicBoolean();
   private volatile RuntimeException failure;
 
   private WriteOp(Kind kind, CoordinatorView view, long checkpointId, byte[] payload,
@@ -45,13 +47,23 @@ final class WriteOp {
     return new WriteOp(Kind.RELEASE, view, -1, null, 0);
   }
 
+  /** Reports success; nothing if the outcome was already reported. */
   void succeed() {
-    done.countDown();
+    if (completed.compareAndSet(false, true)) {
+      done.countDown();
+    }
   }
 
+  /** Reports {@code e}; nothing if the outcome was already reported. */
   void fail(RuntimeException e) {
-    failure = e;
-    done.countDown();
+    if (completed.compareAndSet(false, true)) {
+      failure = e;
+      done.countDown();
+    }
+  }
+
+  boolean isDone() {
+    return completed.get();
   }
 
   /**

@@ -204,12 +204,14 @@ public final class InMemoryStateLog implements StateLog {
 
     @Override
     public void appendState(long checkpointId, byte[] payload) {
-      ensureOpen();
-      if (checkpointId < lastAppended) {
-        throw new IllegalArgumentException(
-            "checkpoint " + checkpointId + " is lower than the last appended, " + lastAppended);
-      }
+      // The owner check and the write under one hold of the store's monitor: a new owner's claim
+      // (reopen) and read take it too, so no append of this owner lands after that read.
       synchronized (store) {
+        ensureOpen();
+        if (checkpointId < lastAppended) {
+          throw new IllegalArgumentException(
+              "checkpoint " + checkpointId + " is lower than the last appended, " + lastAppended);
+        }
         RuntimeException failure = store.nextAppendFailure;
         store.nextAppendFailure = null;
         if (failure != null && !store.nextAppendFailureAfterWrite) {
@@ -226,8 +228,8 @@ public final class InMemoryStateLog implements StateLog {
 
     @Override
     public void appendCompletion(long checkpointId) {
-      ensureOpen();
       synchronized (store) {
+        ensureOpen();
         store.completed.merge(id, checkpointId, Math::max);
         store.appends.add("completed " + id + " " + checkpointId);
       }

@@ -5,6 +5,7 @@ import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import dev.twophase.testkit.statelog.Ownership;
 import dev.twophase.testkit.statelog.StateLogConformanceSuite;
 import dev.twophase.testkit.statelog.StateLogFactory;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -14,7 +15,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 
 /**
  * The state log conformance suite against {@link dev.twophase.kafka.KafkaStateLog} on the in-JVM
- * broker: a fresh compacted topic of three partitions per test.
+ * broker: a fresh compacted topic of three partitions per store, deleted after the test.
  */
 class KafkaStateLogConformanceIT extends StateLogConformanceSuite {
 
@@ -22,11 +23,13 @@ class KafkaStateLogConformanceIT extends StateLogConformanceSuite {
 
   private KafkaTestBroker broker;
   private String topic;
+  private final List<String> topics = new ArrayList<>();
 
   @Override
   protected void setUpStore() throws Exception {
     broker = KafkaTestBroker.shared();
     topic = "conformance-" + UUID.randomUUID();
+    topics.add(topic);
     try (Admin admin = broker.admin()) {
       admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1)
           .configs(Map.of("cleanup.policy", "compact")))).all().get(30, TimeUnit.SECONDS);
@@ -36,8 +39,9 @@ class KafkaStateLogConformanceIT extends StateLogConformanceSuite {
   @Override
   protected void tearDownStore() throws Exception {
     try (Admin admin = broker.admin()) {
-      admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+      admin.deleteTopics(List.copyOf(topics)).all().get(30, TimeUnit.SECONDS);
     }
+    topics.clear();
   }
 
   @Override

@@ -13,15 +13,19 @@ import java.util.Map;
  */
 public class KafkaStateLogFactory implements StateLogFactory {
 
-  static final String BOOTSTRAP = "bootstrap.servers";
-  static final String TOPIC = "topic";
-  static final String PARTITIONS = "partitions";
+  // Keys of a length divisible by 3: StateLogChild passes each setting to a child JVM as
+  // base64(key)=base64(value) and splits at the first '=', so a key whose base64 is padded
+  // ("topic" is "dG9waWM=") would be cut there.
+  static final String BOOTSTRAP = "bootstrap";
+  static final String TOPIC = "topicname";
+  static final String PARTITIONS = "partcount";
 
   public KafkaStateLogFactory() {}
 
   @Override
   public StateLog open(Map<String, String> settings, boolean takeOver) {
-    return KafkaStateLog.builder(Map.of(BOOTSTRAP, settings.get(BOOTSTRAP)), settings.get(TOPIC))
+    return KafkaStateLog.builder(Map.of("bootstrap.servers", settings.get(BOOTSTRAP)),
+            settings.get(TOPIC))
         .createTopic(Integer.parseInt(settings.get(PARTITIONS)), (short) 1)
         .takeOver(takeOver)
         .build();

@@ -304,9 +304,84 @@ class KafkaStateLogIT {
     assertTrue(producerThreadsOf(topic).isEmpty(), () -> "threads left: " + producerThreadsOf(topic));
   }
 
+  @Test
+  void anInterruptedThreadAppendsAndKeepsItsFlag() {
+    try (KafkaStateLog log = builder("a").build()) {
+      CoordinatorLog c = log.open("c");
+      Thread.currentThread().interrupt();
+      try {
+        c.appendState(1, bytes("one"));
+        assertTrue(Thread.currentThread().isInterrupted(), "the flag is kept");
+      } finally {
+        Thread.interrupted();
+      }
+    }
+    try (KafkaStateLog log = builder("a").build()) {
+      assertArrayEquals(bytes("one"), log.open("c").lastState().payload());
+    }
+  }
+
+  @Test
+  void aTopicWhosePartitionCountChangedIsRefused() throws Exception {
+    try (KafkaStateLog log = builder("a").build()) {
+      log.open("c").appendState(1, bytes("one"));
+    }
+    try (Admin admin = broker.admin()) {
+      admin.createPartitions(Map.of(topic, org.apache.kafka.clients.admin.NewPartitions
+          .increaseTo(PARTITIONS + 2))).all().get(30, TimeUnit.SECONDS);
+    }
+    FatalTwoPhaseException e = assertThrows(FatalTwoPhaseException.class,
+        () -> waitForPartitions(PARTITIONS + 2));
+    assertTrue(e.getMessage().contains("created with " + PARTITIONS), e.getMessage());
+    assertTrue(e.getMessage().contains("must never change"), e.getMessage());
+  }
+
+  /** Opens the log once the brokers' metadata shows {@code partitions} partitions. */
+  private void waitForPartitions(int partitions) throws Exception {
+    try (Admin admin = broker.admin()) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+          .get(topic).partitions().size() < partitions && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+    }
+    builder("a").build().close();
+  }
+
+  @Test
+  void aClaimWaitsForAnOpenTransactionInItsPartitionAndFailsRetriablyAfterTheTimeout()
+      throws Exception {
+    try (KafkaStateLog log = builder("a").build()) {
+      log.open("c").appendState(1, bytes("one"));
+    }
+    int partition = dev.twophase.kafka.internal.statelog.RecordKey.partitionOf("c", PARTITIONS);
+    try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> stuck =
+        new org.apache.kafka.clients.producer.KafkaProducer<>(Map.of(
+            "bootstrap.servers", broker.bootstrapServers(), "transactional.id", "stuck-" + topic),
+            new org.apache.kafka.common.serialization.ByteArraySerializer(),
+            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+      stuck.initTransactions();
+      stuck.beginTransaction();
+      stuck.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, partition,
+          bytes("owner/another"), bytes("x"))).get(30, TimeUnit.SECONDS);
+      try (KafkaStateLog log = builder("b").timeout(java.time.Duration.ofSeconds(2)).build()) {
+        dev.twophase.RetriableTwoPhaseException e = assertThrows(
+            dev.twophase.RetriableTwoPhaseException.class, () -> log.open("c"));
+        assertTrue(e.getMessage().contains("a transaction on this partition is open"),
+            e.getMessage());
+        assertTrue(producerThreadsOf(topic).isEmpty(), () -> "left: " + producerThreadsOf(topic));
+      }
+      stuck.abortTransaction();
+    }
+    try (KafkaStateLog log = builder("b").build()) {
+      assertArrayEquals(bytes("one"), log.open("c").lastState().payload());
+    }
+  }
+
   private static List<String> producerThreadsOf(String topic) {
     return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
-        .map(Thread::getName).filter(n -> n.contains(topic) && !n.contains("log-id"))
+        .map(Thread::getName)
+        .filter(n -> n.contains("twophase-log-") && n.contains(topic) && !n.contains("log-id"))
         .filter(n -> n.startsWith("kafka-producer-network-thread")).toList();
   }
 }

@@ -47,7 +47,7 @@ import org.junit.jupiter.api.Test;
  * #storeOutlivesJvm()}, {@link #storeCanBeDamaged()}, {@link #childJvmOptions()}.
  *
  * <p>Every owner the suite opens comes from {@link StateLogFactory#open}, as a new process would
- * open the log; a check that needs another process starts a child JVM ({@link StateLogChild}) on
+ * open the log; a check that needs another process starts a child JVM ({@code StateLogChild}) on
  * the test class path, which opens its owner through the same factory and settings. The suite
  * closes every owner it opened and kills every child after each test, before {@link
  * #tearDownStore()}.
@@ -66,7 +66,7 @@ public abstract class StateLogConformanceSuite {
 
   /**
    * Makes a fresh, empty store for the next test. Called before each test, and once more in
-   * {@link #twoStoresHaveDifferentLogIds()}, which needs a second store: every call makes a new
+   * {@code twoStoresHaveDifferentLogIds}, which needs a second store: every call makes a new
    * one, and {@link #storeSettings()} names the newest.
    */
   protected abstract void setUpStore() throws Exception;
@@ -110,7 +110,7 @@ public abstract class StateLogConformanceSuite {
 
   /**
    * Whether {@link #damageLastState(String)} can damage the store. Default true; false (a store
-   * without checksums, in memory) skips {@link #damagedLastStateIsReportedNeverSkipped()}.
+   * without checksums, in memory) skips {@code damagedLastStateIsReportedNeverSkipped}.
    */
   protected boolean storeCanBeDamaged() {
     return true;
@@ -138,9 +138,14 @@ public abstract class StateLogConformanceSuite {
 
   @AfterEach
   final void tearDownSuite() throws Exception {
+    AssertionError childLeft = null;
     try {
       for (ChildLog child : children) {
-        child.close();
+        try {
+          child.close();
+        } catch (AssertionError e) { // it did not die: the others are still ended
+          childLeft = e;
+        }
       }
       for (StateLog owner : owners) {
         try {
@@ -153,6 +158,9 @@ public abstract class StateLogConformanceSuite {
       owners.clear();
       children.clear();
       tearDownStore();
+    }
+    if (childLeft != null) {
+      throw childLeft;
     }
   }
 

@@ -54,7 +54,12 @@ final class TopicChecks {
     TopicDescription d = describe(admin, topic, timeout);
     if (d == null && createPartitions > 0) {
       create(admin, topic, createPartitions, createReplicationFactor, timeout);
-      d = describe(admin, topic, timeout);
+      // A topic just created (here or by another process) reaches the brokers' metadata a little
+      // after the controller accepted it.
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while ((d = describe(admin, topic, timeout)) == null && System.nanoTime() < deadline) {
+        sleep(topic);
+      }
     }
     if (d == null) {
       throw new FatalTwoPhaseException("the state log topic '" + topic + "' does not exist: create "
@@ -130,6 +135,16 @@ final class TopicChecks {
           && ee.getCause() instanceof TopicExistsException)) {
         throw e;
       }
+    }
+  }
+
+  private static void sleep(String topic) {
+    try {
+      Thread.sleep(100);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RetriableTwoPhaseException("interrupted while waiting for the state log topic '"
+          + topic + "' to be created", e);
     }
   }
 

@@ -187,7 +187,9 @@ class ZombieIT {
    *
    * <p>Disabled: it reproduces that bug (a zombie undoes the new owner's decision), and fails
    * until the Kafka participant's transactional ids cannot be taken over by an earlier owner
-   * epoch (or a fenced participant stops opening producers).
+   * epoch (or a fenced participant stops opening producers). Run it with {@code
+   * -Djunit.jupiter.conditions.deactivate='org.junit.*DisabledCondition' -Dit.test='ZombieIT#aResumedZombie*'}:
+   * it loses records 20 to 24 (B's checkpoint 5) from the topic, and B2 cannot start.
    */
   @Test
   @Disabled("reproduces a zombie bug: a resumed zombie's new producer aborts the new owner's decided Kafka "

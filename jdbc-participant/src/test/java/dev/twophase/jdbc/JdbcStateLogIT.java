@@ -16,6 +16,11 @@ import dev.twophase.StateLog;
 import dev.twophase.StateLogCorruptedException;
 import dev.twophase.StoredState;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -23,6 +28,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -236,6 +242,48 @@ class JdbcStateLogIT {
       assertThrows(FencedException.class, () -> log.open("c"));
       try (JdbcStateLog next = builder(db, table).build()) {
         assertEquals(2, next.open("a").ownerEpoch(), "claimed without take-over");
+      }
+    } finally {
+      StateLogTables.drop(db, table);
+    }
+  }
+
+  /** A clock whose next reading throws an Error: a callback failing in the middle of a claim. */
+  private static final class FailingClock extends Clock {
+    final AtomicBoolean failNext = new AtomicBoolean();
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      if (failNext.getAndSet(false)) {
+        throw new AssertionError("clock broke");
+      }
+      return Instant.now();
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("dev.twophase.jdbc.TestDatabase#dialects")
+  void anErrorInTheMiddleOfAClaimLeavesNoLockAndNoConnection(TestDatabase db) throws Exception {
+    String table = StateLogTables.fresh();
+    CountingDataSource ds = new CountingDataSource(db.plain());
+    FailingClock clock = new FailingClock();
+    try (JdbcStateLog log = JdbcStateLog.builder(ds).table(table).clock(clock).build()) {
+      log.open("p0").close(); // the row exists: the next claim locks it
+      clock.failNext.set(true);
+      assertThrows(AssertionError.class, () -> log.open("p0"));
+      assertEquals(1, ds.open(), "only the writer's connection: the claim's was discarded");
+      try (JdbcStateLog other = builder(db, table).timeout(Duration.ofSeconds(3)).build()) {
+        assertEquals(2, other.open("p0").ownerEpoch(), "the row is not left locked");
       }
     } finally {
       StateLogTables.drop(db, table);

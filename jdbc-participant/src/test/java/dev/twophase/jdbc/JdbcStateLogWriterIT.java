@@ -43,6 +43,7 @@ class JdbcStateLogWriterIT {
         views.add(log.open("c" + i));
       }
       JdbcStateLogStats before = log.stats();
+      long start = System.nanoTime();
       List<Future<?>> done = new ArrayList<>();
       for (StateLog.CoordinatorLog v : views) {
         done.add(pool.submit(() -> {
@@ -57,6 +58,8 @@ class JdbcStateLogWriterIT {
         f.get(60, TimeUnit.SECONDS);
       }
       JdbcStateLogStats stats = log.stats().minus(before);
+      System.out.printf("[group commit] %s: %d appends of %d coordinators in %d ms, %s%n", db,
+          stats.stateAppends(), coordinators, (System.nanoTime() - start) / 1_000_000, stats);
       assertEquals((long) coordinators * appends, stats.stateAppends());
       assertTrue(stats.appendsPerTransaction() > 1.5,
           "appends share transactions: " + stats);

@@ -44,14 +44,16 @@ final class ChildLog implements AutoCloseable {
 
     /** Whether the child's command failed with a {@code type} (or a subclass). */
     boolean isA(Class<? extends Throwable> type) {
-      if (ok()) {
-        return false;
-      }
-      try {
-        return type.isAssignableFrom(Class.forName(exception(), false, ChildLog.class.getClassLoader()));
-      } catch (ClassNotFoundException e) {
-        return false;
-      }
+      return !ok() && ChildLog.isA(exception(), type);
+    }
+  }
+
+  /** Whether the class named {@code className} is {@code type} or a subclass of it. */
+  static boolean isA(String className, Class<?> type) {
+    try {
+      return type.isAssignableFrom(Class.forName(className, false, ChildLog.class.getClassLoader()));
+    } catch (ClassNotFoundException e) {
+      return false;
     }
   }
 

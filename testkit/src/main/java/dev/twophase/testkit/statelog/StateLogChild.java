@@ -25,6 +25,11 @@ import java.util.Map;
  *       checkpoint)}; replies {@code ok} once the append returned
  *   <li>{@code complete <coordinator> <checkpoint>}, {@code close <coordinator>} (the view),
  *       {@code closelog}, {@code exit}
+ *   <li>{@code appendloop <coordinator>}: starts appending checkpoints 2, 3, ... on a thread of
+ *       its own until an append fails; {@code loopstatus <coordinator>} replies {@code ok <last
+ *       checkpoint whose append returned>}; {@code awaitloop <coordinator> <millis>} waits that
+ *       long for the loop to end and replies {@code ok <last> <exception class, or none if it
+ *       still runs>}
  * </ul>
  *
  * A command that throws replies {@code error <exception class> <message>}. Arguments: the
@@ -39,6 +44,7 @@ final class StateLogChild {
   private final Map<String, String> settings;
   private final boolean takeOver;
   private final Map<String, CoordinatorLog> views = new HashMap<>();
+  private final Map<String, RacingAppender> loops = new HashMap<>();
   private StateLog log;
 
   private StateLogChild(StateLogFactory factory, Map<String, String> settings, boolean takeOver) {
@@ -114,12 +120,35 @@ final class StateLogChild {
         view(words[1]).close();
         return "";
       }
+      case "appendloop" -> {
+        RacingAppender loop = new RacingAppender(view(words[1]));
+        loops.put(words[1], loop);
+        loop.start();
+        return "";
+      }
+      case "loopstatus" -> {
+        return " " + loop(words[1]).lastReturned();
+      }
+      case "awaitloop" -> {
+        RacingAppender loop = loop(words[1]);
+        Throwable failure = loop.awaitFailure(Long.parseLong(words[2]));
+        return " " + loop.lastReturned() + " "
+            + (failure == null ? "none" : failure.getClass().getName());
+      }
       case "closelog" -> {
         log.close();
         return "";
       }
       default -> throw new IllegalArgumentException("unknown command " + String.join(" ", words));
     }
+  }
+
+  private RacingAppender loop(String coordinatorId) {
+    RacingAppender loop = loops.get(coordinatorId);
+    if (loop == null) {
+      throw new IllegalStateException("coordinator '" + coordinatorId + "' has no append loop");
+    }
+    return loop;
   }
 
   private CoordinatorLog view(String coordinatorId) {

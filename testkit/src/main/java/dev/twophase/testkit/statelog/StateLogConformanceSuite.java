@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.twophase.CoordinatorHeldException;
+import dev.twophase.FencedException;
 import dev.twophase.StateLog;
 import dev.twophase.StateLog.CoordinatorLog;
 import dev.twophase.StateLogCorruptedException;
@@ -427,19 +428,8 @@ public abstract class StateLogConformanceSuite {
       assertTrue(failure instanceof TwoPhaseException,
           "rule: a superseded owner's append fails with FencedException (or another"
               + " TwoPhaseException if the log cannot know the outcome), not " + failure);
-      long last = appender.lastReturned();
-      assertNotNull(read, "rule: the claim reads everything earlier owners appended: it read none");
-      // An append whose outcome the log cannot know may have been stored before the claim.
-      boolean unknown = !(failure instanceof dev.twophase.FencedException);
-      assertTrue(read.checkpointId() == last || (unknown && read.checkpointId() == last + 1),
-          "rule: the claim and its read are one atomic step: the new owner read checkpoint "
-              + read.checkpointId() + ", but the superseded owner's last append to return was "
-              + last + (read.checkpointId() < last
-                  ? " (it returned after the read: the claim fenced too late)"
-                  : " (an append that failed with " + failure.getClass().getSimpleName()
-                      + " was read)"));
-      assertState(read, c, read.checkpointId(), Payloads.of(c, read.checkpointId()),
-          "rule: the claim reads the bytes appended");
+      assertClaimWasAtomic(c, read, appender.lastReturned(),
+          failure instanceof FencedException, failure.getClass().getSimpleName());
       now.close();
       second.close();
       assertState(readBack(c).get(c), c, read.checkpointId(), Payloads.of(c, read.checkpointId()),
@@ -450,6 +440,41 @@ public abstract class StateLogConformanceSuite {
   }
 
   // ------------------------------------------------------------------- ownership across JVMs
+
+  @Test
+  void claimIsAtomicWithItsReadWhileAnOwnerInAnotherJvmAppends() throws Exception {
+    assumeTrue(storeOutlivesJvm(), "the store lives in one JVM");
+    assumeTrue(ownership() != Ownership.WHOLE_LOG, "a log owned as a whole refuses a second owner");
+    String c = "racing-elsewhere";
+    ChildLog old = startChild("racing owner", false);
+    old.ok("openlog");
+    old.ok("open " + c);
+    old.ok("append " + c + " 1");
+    old.ok("appendloop " + c);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (Long.parseLong(old.ok("loopstatus " + c)[0]) < 6 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+
+    StateLog log = newOwner(true);
+    CoordinatorLog now = log.open(c);
+    StoredState read = now.lastState();
+    String[] ended = old.ok("awaitloop " + c + " 10000");
+    long last = Long.parseLong(ended[0]);
+    String failure = ended[1];
+    assertNotEquals("none", failure,
+        "rule: once another owner claimed the coordinator, the superseded owner's appends (in a"
+            + " child JVM) fail, but it went on appending up to checkpoint " + last);
+    assertTrue(ChildLog.isA(failure, TwoPhaseException.class),
+        "rule: a superseded owner's append fails with FencedException (or another"
+            + " TwoPhaseException if the log cannot know the outcome), not " + failure);
+    assertClaimWasAtomic(c, read, last, ChildLog.isA(failure, FencedException.class),
+        failure);
+    now.close();
+    log.close();
+    assertState(readBack(c).get(c), c, read.checkpointId(), Payloads.of(c, read.checkpointId()),
+        "rule: nothing the superseded owner (in a child JVM) appended after the claim is stored");
+  }
 
   @Test
   void ownerInAnotherJvmIsFencedByATakeOver() throws Exception {
@@ -837,7 +862,14 @@ public abstract class StateLogConformanceSuite {
 
   /** A new owner of the test's store, as a newly started process would open it. */
   private StateLog newOwner(boolean takeOver) throws Exception {
-    StateLogFactory f = factory().getDeclaredConstructor().newInstance();
+    StateLogFactory f;
+    try {
+      f = factory().getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new LinkageError(factory().getName() + " cannot be created through its no-argument"
+          + " constructor (the suite and its child JVMs need one, public, in a public class): " + e,
+          e);
+    }
     StateLog log = f.open(storeSettings(), takeOver);
     assertNotNull(log, factory().getName() + ".open returned null");
     owners.add(log);
@@ -881,6 +913,23 @@ public abstract class StateLogConformanceSuite {
     assertArrayEquals(payload, state.payload(),
         rule + ": the payload of coordinator '" + c + "' at checkpoint " + checkpointId
             + " is not the bytes appended");
+  }
+
+  /**
+   * The rule of a claim made while the previous owner appended in a loop: the claim read exactly
+   * the last append to return, or, if the append that failed has an unknown outcome (not a
+   * FencedException), possibly that one, which may have been stored before the claim.
+   */
+  private static void assertClaimWasAtomic(String c, StoredState read, long last, boolean fenced,
+      String failure) {
+    assertNotNull(read, "rule: the claim reads everything earlier owners appended: it read none");
+    long got = read.checkpointId();
+    assertTrue(got == last || (!fenced && got == last + 1),
+        "rule: the claim and its read are one atomic step: the new owner read checkpoint " + got
+            + ", but the superseded owner's last append to return was " + last
+            + (got < last ? " (it returned after the read: the claim fenced too late)"
+                : " (an append that failed with " + failure + " was read)"));
+    assertState(read, c, got, Payloads.of(c, got), "rule: the claim reads the bytes appended");
   }
 
   private static void assertMarkWasAppended(long mark, Set<Long> possible) {

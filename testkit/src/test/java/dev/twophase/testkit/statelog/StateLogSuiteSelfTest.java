@@ -74,6 +74,7 @@ class StateLogSuiteSelfTest {
     assertPasses(new InMemoryStateLogConformanceTest(), Set.of(
         // its store lives in this JVM
         "appendIsDurableWhenTheOwnerIsKilled", "epochsRiseAcrossJvms",
+        "claimIsAtomicWithItsReadWhileAnOwnerInAnotherJvmAppends",
         "ownerInAnotherJvmIsFencedByATakeOver",
         "claimOfACoordinatorHeldInAnotherJvmIsRefusedUntilReleased",
         "logHeldByAnotherJvmIsRefusedUntilThatJvmDies",
@@ -90,6 +91,7 @@ class StateLogSuiteSelfTest {
         // a second owner is refused while the first lives, it fences nothing
         "appendIsDurableWhenTheOwnerIsAbandoned", "takeOverFencesThePreviousOwner",
         "claimIsAtomicWithItsReadWhileTheOldOwnerAppends",
+        "claimIsAtomicWithItsReadWhileAnOwnerInAnotherJvmAppends",
         "ownerInAnotherJvmIsFencedByATakeOver",
         "claimOfAHeldCoordinatorIsRefusedWithoutTakeOver",
         "claimOfACoordinatorHeldInAnotherJvmIsRefusedUntilReleased"));
@@ -240,6 +242,7 @@ class StateLogSuiteSelfTest {
         MutantSuites.Shared::new, Mutants.NeverFenced.class,
         "takeOverFencesThePreviousOwner",
         "claimIsAtomicWithItsReadWhileTheOldOwnerAppends",
+        "claimIsAtomicWithItsReadWhileAnOwnerInAnotherJvmAppends",
         "ownerInAnotherJvmIsFencedByATakeOver");
     mutant("shared: closing a view keeps the claim",
         MutantSuites.Shared::new, Mutants.CloseKeepsTheClaim.class,
@@ -256,6 +259,10 @@ class StateLogSuiteSelfTest {
     mutant("in memory: the claim reads first and raises the epoch after",
         MutantSuites.InMemory::new, Mutants.ReadsBeforeItClaims.class,
         "claimIsAtomicWithItsReadWhileTheOldOwnerAppends");
+    mutant("shared: the claim reads first and raises the epoch after",
+        MutantSuites.Shared::new, Mutants.ReadsBeforeItClaims.class,
+        "claimIsAtomicWithItsReadWhileTheOldOwnerAppends",
+        "claimIsAtomicWithItsReadWhileAnOwnerInAnotherJvmAppends");
     mutant("in memory: states above 1 MiB are refused",
         MutantSuites.InMemory::new, Mutants.RefusesLargeStates.class,
         "stateOfMaxStateBytesRoundTrips");

@@ -255,6 +255,4 @@ final class GroupWriter {
       Sessions.giveBack(s);
     }
   }
-
-
 }

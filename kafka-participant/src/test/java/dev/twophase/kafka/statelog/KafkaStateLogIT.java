@@ -266,7 +266,8 @@ class KafkaStateLogIT {
 
   @Test
   void aBrokerThatStopsInTheMiddleOfAnAppendLeavesTheDecisionUnknown() {
-    KafkaTestBroker own = KafkaTestBroker.start(tmp.resolve("broker"), 2, Map.of());
+    KafkaTestBroker own = KafkaTestBroker.start(tmp.resolve("broker"),
+        Integer.getInteger(KafkaTestBroker.TRANSACTION_VERSION_PROPERTY, 2), Map.of());
     KafkaStateLog log = null;
     try {
       log = KafkaStateLog.builder(Map.of("bootstrap.servers", own.bootstrapServers(),

@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -28,6 +29,8 @@ public final class ClientSettings {
   static final int DEFAULT_TRANSACTION_TIMEOUT_MS = 20_000;
 
   private static final Set<String> ALL_NAMES = new HashSet<>();
+  /** Numbers the clients of this JVM, so that two never share a client id (and its metrics). */
+  private static final AtomicLong CLIENTS = new AtomicLong();
 
   static {
     ALL_NAMES.addAll(ProducerConfig.configNames());
@@ -95,7 +98,11 @@ public final class ClientSettings {
     }
   }
 
-  /** The configuration of the transactional producer {@code transactionalId}. */
+  /**
+   * The configuration of the transactional producer {@code transactionalId}; its client id is
+   * the user's {@code client.id} (default {@code twophase-log}), the transactional id and a number
+   * unique in this JVM.
+   */
   Map<String, Object> producer(String transactionalId) {
     Map<String, Object> m = only(ProducerConfig.configNames());
     m.putIfAbsent(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, DEFAULT_TRANSACTION_TIMEOUT_MS);
@@ -104,7 +111,8 @@ public final class ClientSettings {
     m.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
     m.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
     m.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
-    m.put(ProducerConfig.CLIENT_ID_CONFIG, clientId + "-" + transactionalId);
+    m.put(ProducerConfig.CLIENT_ID_CONFIG, clientId + "-" + transactionalId + "-"
+        + CLIENTS.incrementAndGet());
     return m;
   }
 
@@ -116,14 +124,16 @@ public final class ClientSettings {
     m.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     m.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
     m.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-    m.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + purpose);
+    m.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-" + purpose + "-"
+        + CLIENTS.incrementAndGet());
     return m;
   }
 
   /** The configuration of the log's admin client. */
   Map<String, Object> admin(String topic) {
     Map<String, Object> m = only(AdminClientConfig.configNames());
-    m.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId + "-admin-" + topic);
+    m.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId + "-admin-" + topic + "-"
+        + CLIENTS.incrementAndGet());
     return m;
   }
 

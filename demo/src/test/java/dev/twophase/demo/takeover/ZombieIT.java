@@ -18,25 +18,32 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A zombie: process A runs one coordinator over files, PostgreSQL and Kafka on a shared state log
- * and is stopped with {@code SIGSTOP} after it committed a few checkpoints; process B (take-over
- * on) claims the coordinator, which fences A in the log; A is resumed with {@code SIGCONT}. A must
- * fail with a {@code FencedException} and decide and commit nothing after its resumption; B (or,
- * where B cannot start while A lives, a B started after A is gone) recovers and finishes the input;
- * the independent {@link Checker} then finds every record exactly once in each participant and
- * nothing prepared, open or in progress.
+ * A zombie: process A runs one coordinator on a shared state log (JDBC on PostgreSQL, Kafka) and
+ * is stopped with {@code SIGSTOP} after it committed three checkpoints; process B (take-over on)
+ * claims the coordinator, which fences A in the log; A is resumed with {@code SIGCONT}. A must stop
+ * and decide and commit nothing after its resumption; B (or, where B cannot start while A lives, a
+ * B started after A is gone) recovers and finishes the input; the independent {@link Checker} then
+ * finds every record exactly once in each participant and nothing prepared, open or in progress.
  *
- * <p>Known limitation, accepted here and printed as a finding: while A is stopped (not dead), B's
- * claim of the coordinator in the state log succeeds (and fences A there), but B's start-up is
- * refused by the participants' own claims of A's transactions, which A still holds: the file
- * participant's OS lock on its claim file, the JDBC participant's PostgreSQL advisory lock (a
- * session the stopped process keeps open). Those claims exist to refuse a copy of a state log
- * started beside the original; they do not know the log's epochs. On the JDBC log, B's claim itself
- * waits for the row lock of a writer transaction A was stopped in (and fails at the server's {@code
- * lock_timeout}): A is stopped a moment after a commit, when its writer is usually idle, and that
- * refusal is accepted too. The test then resumes A, which must be fenced, and starts a second B
- * once A is gone. Any other failure of B fails the test, and with the Kafka participant alone
- * (no claims) on the Kafka log, B must take over while A is stopped.
+ * <p>With files, PostgreSQL and Kafka, A is resumed after B ended, and must fail with the log's
+ * {@code FencedException} at its next append. Known limitation, accepted and printed as a finding:
+ * while A is stopped (not dead), B's claim in the state log succeeds (and fences A there), but B's
+ * start-up is refused by the participants' own claims of A's transactions, which A still holds:
+ * the file participant's OS lock on its claim file, the JDBC participant's PostgreSQL advisory
+ * lock (a session the stopped process keeps open). Those claims exist to refuse a copy of a state
+ * log started beside the original; they do not know the log's epochs. On the JDBC log, B's claim
+ * itself waits for the row lock of a writer transaction A was stopped in (and fails at the server's
+ * {@code lock_timeout}): A is stopped a moment after a commit, when its writer is usually idle, and
+ * that refusal is accepted too. A second B then runs once A is gone.
+ *
+ * <p>With the Kafka participant alone (no claims outside the log) on the Kafka log, B does take
+ * over while A is stopped, and A is resumed while B runs. Known bug, accepted and printed: A's
+ * fenced producer fails its pre-commit with {@code InvalidProducerEpochException}, which the
+ * coordinator takes for a failed checkpoint, not for fencing; it begins new transactions, and A's
+ * new producer on a shared transactional id fences B's, so that B's checkpoint fails (A's job stops
+ * at its own failure; B's is recovered by a second B). {@link
+ * #aResumedZombieDoesNotUndoTheNewOwnersDecision} (disabled) shows the same sequence aborting a
+ * transaction B had decided.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ZombieIT {
@@ -56,13 +63,16 @@ class ZombieIT {
   }
 
   /**
-   * Every shared log with the three participants; and on the Kafka log a coordinator with the
-   * Kafka participant alone, which claims nothing outside the state log, so that B does take over
-   * while A is stopped.
+   * Every shared log with the three participants; on the JDBC log PostgreSQL and Kafka without
+   * files (the JDBC participant's claim is then the one that refuses B); and on the Kafka log a
+   * coordinator with the Kafka participant alone, which claims nothing outside the state log, so
+   * that B does take over while A is stopped.
    */
   static Stream<Arguments> cases() {
     List<Arguments> cases = new ArrayList<>();
     TakeoverIT.LOGS.stream().filter(StateLogs::sharedKind).forEach(log -> cases.add(Arguments.of(log, JobArgs.ALL)));
+    // Without the file participant, whose claim refuses B first: the JDBC participant's.
+    cases.add(Arguments.of("jdbc", TakeoverJob.PG + "," + TakeoverJob.KAFKA));
     cases.add(Arguments.of("kafka", TakeoverJob.KAFKA));
     return cases.stream();
   }
@@ -110,7 +120,8 @@ class ZombieIT {
         boolean participantClaim = failure.contains("FencedException") && failure.contains(" are claimed by ");
         boolean rowLocked = log.equals("jdbc") && failure.contains("could not be claimed") && failure.contains("55P03");
         findings.add("B failed: " + failure);
-        assertTrue(concurrent || participantClaim || rowLocked,
+        boolean kafkaFenced = failure.contains("old epoch") || failure.contains("another producer");
+        assertTrue(concurrent ? kafkaFenced : participantClaim || rowLocked,
             "B must take over, or be refused by a participant's claim of A or A's lock on its log row\n" + b.output());
       }
 
@@ -129,8 +140,18 @@ class ZombieIT {
               || l.startsWith(TakeoverJob.FINISHED))
           .toList(), "A decided or committed after B claimed the coordinator\n" + a.output());
       String aFailure = after.stream().filter(l -> l.startsWith(TakeoverJob.FAILED)).findFirst().orElse("");
-      if (!aFailure.contains("FencedException")) {
-        findings.add("A did not fail with a FencedException: " + aFailure);
+      if (concurrent) {
+        // Known bug (see aResumedZombieDoesNotUndoTheNewOwnersDecision): the Kafka participant's
+        // fenced producer fails the pre-commit with InvalidProducerEpochException, a failed
+        // checkpoint rather than fencing; A's job stops at it, deciding nothing.
+        assertTrue(!aFailure.isEmpty(), "A must fail\n" + a.output());
+        if (!aFailure.contains("FencedException")) {
+          findings.add("A did not fail with a FencedException: " + aFailure);
+        }
+      } else {
+        // Its next append: the log's fencing, not a participant's.
+        assertTrue(aFailure.contains("FencedException") && aFailure.contains("state log"),
+            "A must fail with the log's FencedException at its next append\n" + a.output());
       }
 
       // What the zombie left behind, before anyone cleans it up.

@@ -94,13 +94,16 @@ public final class Coordinator implements AutoCloseable {
 
   private final CoordinatorEngine core;
   private final CoordinatorLog log;
+  /** Whether {@link #log} belongs to a shared log ({@link StateLog#isShared()}). */
+  private final boolean sharedLog;
   private final CommitLoop committer;
   private final long intervalNanos;
   private final long everyRecords;
 
-  private Coordinator(CoordinatorEngine core, CoordinatorLog log) {
+  private Coordinator(CoordinatorEngine core, CoordinatorLog log, boolean sharedLog) {
     this.core = core;
     this.log = log;
+    this.sharedLog = sharedLog;
     CoordinatorConfig config = core.config();
     this.intervalNanos = config.checkpointInterval().map(Duration::toNanos).orElse(-1L);
     this.everyRecords = config.checkpointEveryRecords();
@@ -120,7 +123,7 @@ public final class Coordinator implements AutoCloseable {
     // same owner (a coordinator closed and built again on a log that stayed open): every start
     // gets an epoch of its own, so transaction names never repeat.
     long epoch = record == null ? log.ownerEpoch() : Math.max(log.ownerEpoch(), record.ownerEpoch() + 1);
-    core.recover(record, log.lastCompletedCheckpointId(), epoch, log.logId(), log::appendCompletion);
+    core.recover(record, log.lastCompletedCheckpointId(), epoch, log.logId(), sharedLog, log::appendCompletion);
     core.beginAll(core.lastCheckpointId() + 1);
     // The start-up record: a crash before the first checkpoint must abort what was just begun.
     byte[] initial;
@@ -378,7 +381,7 @@ public final class Coordinator implements AutoCloseable {
       } catch (RuntimeException | Error e) {
         throw core.abandonStart(e);
       }
-      Coordinator coordinator = new Coordinator(core, view);
+      Coordinator coordinator = new Coordinator(core, view, stateLog.isShared());
       try {
         coordinator.start();
         return coordinator;

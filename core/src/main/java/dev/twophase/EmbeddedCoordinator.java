@@ -280,7 +280,7 @@ public final class EmbeddedCoordinator implements AutoCloseable {
               + "fresh starts only", spec.coordinatorId(), lineage, this.lineage);
         }
         // An engine's state has no completion marks: every pending transaction is re-committed.
-        core.recover(record, 0, epoch, lineage, id -> {});
+        core.recover(record, 0, epoch, lineage, false, id -> {});
         core.beginAll(core.lastCheckpointId() + 1);
         core.transition(CoordinatorState.RUNNING);
         return coordinator;

@@ -32,8 +32,29 @@ public interface ParticipantContext {
   String transactionNamePrefix();
 
   /**
+   * Whether the coordinator's state log is shared ({@link StateLog#isShared()}): many processes
+   * open it and claim coordinators from each other, and this incarnation's claim fenced every
+   * earlier owner of the coordinator wherever it runs. The {@link #ownerEpoch()} then orders all
+   * owners of the coordinator: one of a lower epoch is superseded (it can no longer decide
+   * anything, and its decisions are in what this owner recovered), one of a higher epoch is newer
+   * (this incarnation is the superseded one). A participant that keeps a claim of its own on its
+   * resource must therefore let a newer epoch take it over, even while the older owner's process
+   * still runs (stopped, or cut off, not knowing it lost the coordinator), and must never touch a
+   * newer epoch's transactions ({@link #isOwnTransactionName} leaves them out).
+   *
+   * <p>False for a log owned as a whole by one process ({@link FileStateLog}, an engine's own
+   * checkpoints): a copy of such a log (a restored backup started beside the original) hands out
+   * epochs of its own, so an epoch says nothing about an owner of another copy.
+   */
+  default boolean sharedLog() {
+    return false;
+  }
+
+  /**
    * Whether {@code name} is a transaction name of this coordinator's participant on this log, from
-   * any incarnation: {@link #transactionNamePrefix()} followed by {@code <epoch>-<sequence>}. It
+   * any incarnation: {@link #transactionNamePrefix()} followed by {@code <epoch>-<sequence>}; on a
+   * {@link #sharedLog() shared log}, only of this incarnation's epoch or an earlier one, since a
+   * later epoch's transactions belong to a newer owner. It
    * tests a name as the coordinator made it; on start-up a participant finds its leftovers with
    * {@link RecoveryContext#leftovers}, which applies this test (also to names
    * {@link TransactionNames#shorten shortened} for a resource) without touching those of other
@@ -41,7 +62,9 @@ public interface ParticipantContext {
    * a participant's names overrides this in its recovery context.
    */
   default boolean isOwnTransactionName(String name) {
-    return TransactionNames.isOwn(transactionNamePrefix(), name);
+    String prefix = transactionNamePrefix();
+    return TransactionNames.isOwn(prefix, name)
+        && (!sharedLog() || TransactionNames.epoch(prefix, name) <= ownerEpoch());
   }
 
   /**

@@ -133,6 +133,24 @@ public interface StateLog extends AutoCloseable {
   String logId();
 
   /**
+   * Whether this is a shared log: many processes, on any machines, open it at once, each
+   * coordinator is claimed on its own, and a claim fences the coordinator's earlier owners wherever
+   * they run. Its owner epochs then order every owner a coordinator ever had, and the coordinator
+   * tells its participants so ({@link ParticipantContext#sharedLog()}): a participant's own claim on
+   * its resource then yields to a newer owner, so that another process takes a coordinator over
+   * while the old owner's process still lives (stopped, or cut off).
+   *
+   * <p>False (the default) for a log owned as a whole by one process, such as {@link
+   * FileStateLog}: a copy of it (a restored backup) counts epochs of its own, and the participants'
+   * claims refuse a second live owner. An implementation answers true only if its store is the one
+   * place its coordinators' ownership is decided, so that a claim there does fence every earlier
+   * owner.
+   */
+  default boolean isShared() {
+    return false;
+  }
+
+  /**
    * Closes the log and releases every coordinator still open on it (a shared log marks them
    * released in the store, so that another process can claim them without taking them over).
    * Coordinators still open on it fail their next append. Idempotent.

@@ -74,6 +74,22 @@ public final class TransactionNames {
   }
 
   /**
+   * The owner epoch in {@code name}, a name of {@code prefix} ({@link #isOwn}), or -1 if it is not
+   * one.
+   */
+  public static long epoch(String prefix, String name) {
+    if (!isOwn(prefix, name)) {
+      return -1;
+    }
+    int dash = name.indexOf('-', prefix.length());
+    try {
+      return Long.parseLong(name, prefix.length(), dash, 10);
+    } catch (NumberFormatException e) {
+      return -1; // more digits than a long holds: not a name the coordinator made
+    }
+  }
+
+  /**
    * The part itself if it holds only {@code [A-Za-z0-9.]} and is at most {@link #MAX_PART_LENGTH}
    * characters; otherwise every other character becomes {@code _}, the result is cut to 55
    * characters, and {@code _<crc32 of the UTF-8 part, 8 hex digits>} is appended. An escaped part

@@ -42,6 +42,26 @@ class LeftoversTest {
   }
 
   @Test
+  void onASharedLogANewerOwnersNamesAreNeverLeftovers() {
+    Predicate<String> leftover = TestContexts.<String, Void>recovery("c", "p", TestContexts.LOG_ID, 5, true,
+        List.of(), null, 0).leftovers(n -> n);
+    assertTrue(leftover.test(name("c", "p", TestContexts.LOG_ID, 4, 0)), "a superseded owner's");
+    assertTrue(leftover.test(name("c", "p", TestContexts.LOG_ID, 5, 0)), "this owner's, begun before");
+    assertFalse(leftover.test(name("c", "p", TestContexts.LOG_ID, 6, 0)), "a newer owner's");
+    assertFalse(leftover.test(name("c", "p", TestContexts.LOG_ID, 60, 0)), "a newer owner's");
+    assertFalse(leftover.test(shortened(LONG_ID, 6, 0)), "another prefix's, shortened");
+    Predicate<String> longLeftover = TestContexts.<String, Void>recovery(LONG_ID, "p", TestContexts.LOG_ID, 5, true,
+        List.of(), null, 0).leftovers(n -> n);
+    assertTrue(longLeftover.test(shortened(LONG_ID, 5, 1)), "a shortened name of this epoch");
+    assertFalse(longLeftover.test(shortened(LONG_ID, 6, 1)), "a shortened name of a newer owner");
+
+    Predicate<String> local = TestContexts.<String, Void>recovery("c", "p", TestContexts.LOG_ID, 5, false,
+        List.of(), null, 0).leftovers(n -> n);
+    assertTrue(local.test(name("c", "p", TestContexts.LOG_ID, 6, 0)),
+        "on a log owned as a whole every incarnation's names are leftovers (a restored copy counts epochs anew)");
+  }
+
+  @Test
   void shortenedNamesAreRecognisedAndHandledInEitherForm() {
     String prefix = TransactionNames.prefix(LONG_ID, "p", TestContexts.LOG_ID);
     String full = TransactionNames.name(prefix, 2, 5);

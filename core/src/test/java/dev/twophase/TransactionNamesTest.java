@@ -23,6 +23,18 @@ class TransactionNamesTest {
   }
 
   @Test
+  void theEpochOfAnOwnNameIsReadBack() {
+    String prefix = TransactionNames.prefix("c", "p", "ab12cd34");
+    assertEquals(7, TransactionNames.epoch(prefix, TransactionNames.name(prefix, 7, 12)));
+    assertEquals(0, TransactionNames.epoch(prefix, TransactionNames.name(prefix, 0, 0)));
+    assertEquals(Long.MAX_VALUE, TransactionNames.epoch(prefix, TransactionNames.name(prefix, Long.MAX_VALUE, 1)));
+    assertEquals(-1, TransactionNames.epoch(prefix, prefix + "99999999999999999999-1"), "more than a long");
+    assertEquals(-1, TransactionNames.epoch(prefix, TransactionNames.prefix("c", "q", "ab12cd34") + "7-12"));
+    assertEquals(-1, TransactionNames.epoch(prefix, prefix + "owner"));
+    assertEquals(-1, TransactionNames.epoch(prefix, null));
+  }
+
+  @Test
   void namesThatNeedEscapingGetAHashSoDistinctNamesStayDistinct() {
     String a = TransactionNames.prefix("a", "b-c", "l") + "1-0";
     String b = TransactionNames.prefix("a-b", "c", "l") + "1-0";

@@ -76,6 +76,11 @@ final class TimedStateLog implements StateLog {
   }
 
   @Override
+  public boolean isShared() {
+    return delegate.isShared();
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

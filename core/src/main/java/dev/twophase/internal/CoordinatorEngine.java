@@ -296,12 +296,13 @@ public final class CoordinatorEngine {
    * @param record the last state, or null on a first start
    * @param lastCompleted highest checkpoint id known to be fully committed
    * @param logId the identity of the log or lineage, for transaction names
+   * @param sharedLog whether {@code epoch} was claimed on a shared log, for the contexts
    * @param completions told the highest id this recovery committed, for a completion mark
    */
   public void recover(
-      CoordinatorRecord record, long lastCompleted, long epoch, String logId, LongConsumer completions)
-      throws Exception {
-    new Recovery(this).run(record, lastCompleted, epoch, logId, completions);
+      CoordinatorRecord record, long lastCompleted, long epoch, String logId, boolean sharedLog,
+      LongConsumer completions) throws Exception {
+    new Recovery(this).run(record, lastCompleted, epoch, logId, sharedLog, completions);
   }
 
   /** Begins a transaction in every participant, to be pre-committed in {@code checkpointId}. */

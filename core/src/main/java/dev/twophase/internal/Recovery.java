@@ -31,12 +31,12 @@ final class Recovery {
     this.core = core;
   }
 
-  void run(CoordinatorRecord record, long lastCompleted, long epoch, String logId, LongConsumer completions)
-      throws Exception {
+  void run(CoordinatorRecord record, long lastCompleted, long epoch, String logId, boolean sharedLog,
+      LongConsumer completions) throws Exception {
     core.ownerEpoch = epoch;
     core.logId = logId;
     for (Member<Object, Object> member : core.members) {
-      member.incarnation(TransactionNames.prefix(core.coordinatorId, member.name(), logId), epoch);
+      member.incarnation(TransactionNames.prefix(core.coordinatorId, member.name(), logId), epoch, sharedLog);
     }
     Map<String, ParticipantRecord> restored = restoredParticipants(record);
     core.log.info("coordinator {} recovering: epoch {}, log {}, last checkpoint {}, last completed {}",

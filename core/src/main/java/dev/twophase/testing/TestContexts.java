@@ -38,7 +38,7 @@ public final class TestContexts {
   public static <C> TransactionContext<C> transaction(
       String coordinatorId, String participantName, String logId, long epoch, long checkpointId,
       long sequence, C userContext) {
-    return new Contexts.Transaction<>(context(coordinatorId, participantName, logId, epoch), checkpointId, sequence,
+    return new Contexts.Transaction<>(context(coordinatorId, participantName, logId, epoch, false), checkpointId, sequence,
         Optional.ofNullable(userContext));
   }
 
@@ -58,7 +58,21 @@ public final class TestContexts {
   public static <TXN, C> RecoveryContext<TXN, C> recovery(
       String coordinatorId, String participantName, String logId, long epoch, List<TXN> handled,
       C userContext, long lastCheckpointId) {
-    return new Contexts.Recovery<>(context(coordinatorId, participantName, logId, epoch), handled,
+    return recovery(coordinatorId, participantName, logId, epoch, false, handled, userContext, lastCheckpointId);
+  }
+
+  /**
+   * A recovery context, as passed to {@code finishRecoveringContext}, of a coordinator on a shared
+   * state log or not ({@link ParticipantContext#sharedLog()}).
+   *
+   * @param handled the handles committed or aborted during this recovery, in order
+   * @param userContext the participant's context, or null for none
+   * @param lastCheckpointId the last decided checkpoint, 0 if none
+   */
+  public static <TXN, C> RecoveryContext<TXN, C> recovery(
+      String coordinatorId, String participantName, String logId, long epoch, boolean sharedLog,
+      List<TXN> handled, C userContext, long lastCheckpointId) {
+    return new Contexts.Recovery<>(context(coordinatorId, participantName, logId, epoch, sharedLog), handled,
         Optional.ofNullable(userContext), lastCheckpointId, null);
   }
 
@@ -70,12 +84,22 @@ public final class TestContexts {
   /** A participant context, as passed to {@code initializeUserContext}. */
   public static ParticipantContext participant(
       String coordinatorId, String participantName, String logId, long epoch) {
-    return context(coordinatorId, participantName, logId, epoch);
+    return context(coordinatorId, participantName, logId, epoch, false);
   }
 
-  private static Contexts.Participant context(String coordinatorId, String participantName, String logId, long epoch) {
+  /**
+   * A participant context, as passed to {@code initializeUserContext} and {@code startRecovery}, of
+   * a coordinator on a shared state log or not ({@link ParticipantContext#sharedLog()}).
+   */
+  public static ParticipantContext participant(
+      String coordinatorId, String participantName, String logId, long epoch, boolean sharedLog) {
+    return context(coordinatorId, participantName, logId, epoch, sharedLog);
+  }
+
+  private static Contexts.Participant context(
+      String coordinatorId, String participantName, String logId, long epoch, boolean sharedLog) {
     return new Contexts.Participant(coordinatorId, participantName,
-        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, 0, Optional.empty());
+        TransactionNames.prefix(coordinatorId, participantName, logId), epoch, sharedLog, 0, Optional.empty());
   }
 
   /** The name {@link #transaction} gives; see {@link TransactionNames}. */

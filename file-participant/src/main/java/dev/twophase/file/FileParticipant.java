@@ -255,8 +255,7 @@ public final class FileParticipant<IN>
   private void claim(ParticipantContext context) throws IOException {
     String prefix = context.transactionNamePrefix();
     if (!claimed.containsKey(prefix)) {
-      claimed.put(prefix, claims.claim(prefix, context.ownerEpoch(), context.coordinatorId(),
-          context.participantName()));
+      claimed.put(prefix, claims.claim(context));
     }
   }
 

@@ -3,12 +3,14 @@ package dev.twophase.jdbc;
 import dev.twophase.AbortOutcome;
 import dev.twophase.Codec;
 import dev.twophase.CommitOutcome;
+import dev.twophase.FencedException;
 import dev.twophase.Participant;
 import dev.twophase.ParticipantContext;
 import dev.twophase.RecordWriter;
 import dev.twophase.RecoveryContext;
 import dev.twophase.RetirementListener;
 import dev.twophase.TransactionContext;
+import dev.twophase.TransactionNames;
 import dev.twophase.Writable;
 import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.jdbc.internal.BatchWriter;
@@ -74,6 +76,11 @@ public final class JdbcParticipant<IN>
   private final OwnerLocks locks;
   /** The claims this participant holds, by transaction-name prefix. */
   private final Map<String, OwnerLocks.Claim> claimed = new ConcurrentHashMap<>();
+  /**
+   * The prefixes this participant claimed for a coordinator on a shared state log, with the owner
+   * epoch it claimed them under (recorded in the marker table's owner row instead of a lock).
+   */
+  private final Map<String, Long> claimedShared = new ConcurrentHashMap<>();
 
   JdbcParticipant(TransactionEngine engine, String insertSql,
       dev.twophase.jdbc.RowBinder<? super IN> binder, int batchSize, int markerDeleteBatch) {
@@ -161,9 +168,34 @@ public final class JdbcParticipant<IN>
     return engine.preCommit(transaction);
   }
 
+  /**
+   * Commits a decided transaction. On a shared state log, a transaction that is gone without its
+   * marker row, while a newer owner epoch is recorded for its coordinator, was finished by that
+   * owner's recovery (which deletes earlier owners' marker rows): this owner was superseded, and
+   * the commit throws a {@link FencedException} rather than reporting a transaction lost.
+   */
   @Override
   public CommitOutcome commit(JdbcTransaction transaction) throws Exception {
-    return engine.commit(transaction);
+    CommitOutcome outcome = engine.commit(transaction);
+    if (outcome == CommitOutcome.LOST) {
+      checkNotSuperseded(transaction);
+    }
+    return outcome;
+  }
+
+  private void checkNotSuperseded(JdbcTransaction transaction) throws SQLException {
+    for (Map.Entry<String, Long> claim : claimedShared.entrySet()) {
+      String prefix = claim.getKey();
+      if (TransactionNames.isOwn(prefix, TransactionNames.unshorten(prefix, transaction.name()))) {
+        long newest = engine.ownerEpoch(prefix);
+        if (newest > claim.getValue()) {
+          throw new FencedException(database() + ": transaction " + transaction.name() + " is no longer prepared "
+              + "and its marker row is gone, because a newer owner (epoch " + newest + ") took coordinator "
+              + "transactions " + prefix + "* over on the shared state log and its recovery finished them; this "
+              + "owner (epoch " + claim.getValue() + ") was superseded and must stop");
+        }
+      }
+    }
   }
 
   @Override
@@ -184,20 +216,39 @@ public final class JdbcParticipant<IN>
   }
 
   /**
-   * Claims the context's transactions in the database (a session-level advisory lock on
-   * PostgreSQL, MariaDB and MySQL) before recovery touches any of them, so that a copy of the
-   * coordinator's state log running beside it is refused.
+   * Claims the context's transactions in the database before recovery touches any of them: a
+   * session-level advisory lock on PostgreSQL, MariaDB and MySQL, so that a copy of the
+   * coordinator's state log running beside it is refused; on a shared state log, the owner epoch
+   * recorded in the marker table instead, so that a new owner starts while a superseded one still
+   * holds its sessions.
    */
   @Override
   public void startRecovery(ParticipantContext context) throws SQLException {
     claim(context);
   }
 
+  /**
+   * On a shared state log, records the owner epoch in the marker table (refused if a newer owner is
+   * recorded): the log's claim fenced every earlier owner, whose process may still hold its
+   * sessions, so nothing is locked, and the epochs in the names keep the owners' transactions
+   * apart. Otherwise takes the advisory lock.
+   */
   private void claim(ParticipantContext context) throws SQLException {
     String prefix = context.transactionNamePrefix();
-    if (!claimed.containsKey(prefix)) {
-      claimed.put(prefix, locks.claim(prefix, context.ownerEpoch(), context.coordinatorId(),
-          context.participantName()));
+    long epoch = context.ownerEpoch();
+    if (context.sharedLog()) {
+      if (!claimedShared.containsKey(prefix)) {
+        long newest = engine.raiseOwnerEpoch(prefix, epoch);
+        if (newest > epoch) {
+          throw new FencedException(database() + ": the transactions " + prefix + "* were claimed by a newer owner "
+              + "(epoch " + newest + ") of coordinator '" + context.coordinatorId() + "' on its shared state log, so "
+              + "this participant ('" + context.participantName() + "', owner epoch " + epoch + ") is superseded "
+              + "and must not touch them: stop this process; the newer owner recovers the coordinator");
+        }
+        claimedShared.put(prefix, epoch);
+      }
+    } else if (!claimed.containsKey(prefix)) {
+      claimed.put(prefix, locks.claim(prefix, epoch, context.coordinatorId(), context.participantName()));
     }
   }
 
@@ -266,6 +317,7 @@ public final class JdbcParticipant<IN>
       claim.close();
     }
     claimed.clear();
+    claimedShared.clear();
     List<String> batch;
     synchronized (retired) {
       batch = new ArrayList<>(retired);

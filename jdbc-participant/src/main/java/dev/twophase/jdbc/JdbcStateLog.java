@@ -232,6 +232,12 @@ public final class JdbcStateLog implements StateLog {
     return core.logId();
   }
 
+  /** True: any process with this table claims coordinators from any other, fenced by its rows. */
+  @Override
+  public boolean isShared() {
+    return true;
+  }
+
   /** The table as configured. */
   public String table() {
     return core.tableName();

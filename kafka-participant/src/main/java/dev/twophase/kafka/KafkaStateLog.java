@@ -261,6 +261,12 @@ public final class KafkaStateLog implements StateLog {
     return ctx.logId();
   }
 
+  /** True: any process with this topic claims coordinators from any other, fenced by Kafka. */
+  @Override
+  public boolean isShared() {
+    return true;
+  }
+
   /**
    * {@inheritDoc}
    *

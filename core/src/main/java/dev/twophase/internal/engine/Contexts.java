@@ -3,7 +3,6 @@ package dev.twophase.internal.engine;
 import dev.twophase.ParticipantContext;
 import dev.twophase.RecoveryContext;
 import dev.twophase.TransactionContext;
-import dev.twophase.TransactionNames;
 import dev.twophase.annotation.Internal;
 import java.time.Duration;
 import java.util.List;
@@ -46,6 +45,11 @@ public final class Contexts {
     }
 
     @Override
+    default boolean sharedLog() {
+      return participant().sharedLog();
+    }
+
+    @Override
     default int maxPendingCheckpoints() {
       return participant().maxPendingCheckpoints();
     }
@@ -62,6 +66,7 @@ public final class Contexts {
       String participantName,
       String transactionNamePrefix,
       long ownerEpoch,
+      boolean sharedLog,
       int maxPendingCheckpoints,
       Optional<Duration> checkpointInterval)
       implements ParticipantContext {
@@ -75,7 +80,7 @@ public final class Contexts {
 
     /** A context with the same coordinator, participant, epoch and settings, for another prefix. */
     public Participant withPrefix(String prefix) {
-      return new Participant(coordinatorId, participantName, prefix, ownerEpoch, maxPendingCheckpoints,
+      return new Participant(coordinatorId, participantName, prefix, ownerEpoch, sharedLog, maxPendingCheckpoints,
           checkpointInterval);
     }
   }
@@ -96,8 +101,8 @@ public final class Contexts {
 
   /**
    * Given to {@code finishRecoveringContext}. {@code ownNames} decides
-   * {@link #isOwnTransactionName}: null for the naming scheme's rule
-   * ({@link TransactionNames#isOwn}); a front-end that must keep some of its own names (the Flink
+   * {@link #isOwnTransactionName}: null for the SPI's rule (the naming scheme's, and on a shared
+   * log no later epoch's); a front-end that must keep some of its own names (the Flink
    * adapter, whose committer may still commit them) gives a narrower one.
    */
   public record Recovery<T, C>(
@@ -116,7 +121,7 @@ public final class Contexts {
 
     @Override
     public boolean isOwnTransactionName(String name) {
-      return ownNames == null ? TransactionNames.isOwn(transactionNamePrefix(), name) : ownNames.test(name);
+      return ownNames == null ? OfParticipant.super.isOwnTransactionName(name) : ownNames.test(name);
     }
   }
 }

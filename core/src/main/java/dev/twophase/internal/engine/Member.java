@@ -176,10 +176,13 @@ public final class Member<T, C> {
 
   // ---------------------------------------------------------------- incarnation
 
-  /** Sets this incarnation's transaction name prefix and epoch; before any other step. */
-  public void incarnation(String transactionNamePrefix, long ownerEpoch) {
+  /**
+   * Sets this incarnation's transaction name prefix and epoch, and whether the epoch was claimed on
+   * a shared log ({@link dev.twophase.ParticipantContext#sharedLog()}); before any other step.
+   */
+  public void incarnation(String transactionNamePrefix, long ownerEpoch, boolean sharedLog) {
     this.incarnation = new Contexts.Participant(frontEnd.coordinatorId(), name, transactionNamePrefix, ownerEpoch,
-        frontEnd.maxPendingCheckpoints(), frontEnd.checkpointInterval());
+        sharedLog, frontEnd.maxPendingCheckpoints(), frontEnd.checkpointInterval());
   }
 
   /** The participant context of this incarnation. */

@@ -2,6 +2,7 @@ package dev.twophase.file.internal;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import dev.twophase.FencedException;
+import dev.twophase.ParticipantContext;
 import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,6 +12,7 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -19,6 +21,8 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Who owns a coordinator's transactions in an output directory: a file
@@ -34,7 +38,16 @@ import java.util.Set;
  * <p>Within one JVM, the OS lock is taken once per file and its ownership moves to a newer owner
  * epoch: an engine's next attempt (Flink's, an {@code EmbeddedCoordinator}'s) may start before the
  * attempt it replaces has closed its participants, and is the rightful owner. An owner of the same
- * or a newer epoch in the same JVM refuses the claim, as another process does. Thread-safe.
+ * or a newer epoch in the same JVM refuses the claim, as another process does.
+ *
+ * <p>On a shared state log ({@link ParticipantContext#sharedLog()}) the log's claim decides who
+ * owns the coordinator, and its epochs order every owner in every process, so no OS lock is taken:
+ * a new owner must start while the old owner's process still lives (stopped, or cut off) and holds
+ * whatever it holds. The file then only records the newest owner (replaced atomically by each
+ * newer one), and a claim of an epoch below the recorded one is refused: that owner was superseded
+ * before its start-up touched anything. What keeps the owners apart is the epoch in the names: a
+ * participant touches only names of its own epoch or an earlier one
+ * ({@link ParticipantContext#isOwnTransactionName}). Thread-safe.
  */
 @Internal
 public final class OwnerClaims {
@@ -42,6 +55,9 @@ public final class OwnerClaims {
   /** The claims this JVM holds, by file. Guarded by itself. */
   @GuardedBy("HELD")
   private static final Map<Path, Held> HELD = new HashMap<>();
+
+  /** The epoch in a claim file's text, as {@link #describe} writes it. */
+  private static final Pattern RECORDED_EPOCH = Pattern.compile("owner epoch ([0-9]{1,18})\\b");
 
   private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
@@ -83,14 +99,21 @@ public final class OwnerClaims {
   }
 
   /**
-   * Claims the transactions of {@code prefix} for owner epoch {@code epoch}.
+   * Claims the transactions of {@code context}'s prefix for its owner epoch: on a shared log by
+   * recording it ({@link #recordNewest}), otherwise with the OS lock.
    *
    * @throws FencedException if another process, or an owner of the same or a newer epoch in this
-   *     JVM, holds them; the message names both
+   *     JVM, holds them, or (shared log) a newer owner is recorded; the message names both
    */
-  public Claim claim(String prefix, long epoch, String coordinatorId, String participant) throws IOException {
+  public Claim claim(ParticipantContext context) throws IOException {
+    String prefix = context.transactionNamePrefix();
+    long epoch = context.ownerEpoch();
     Path file = base.resolve(".twophase-" + prefix + "claim");
-    String me = describe(epoch, coordinatorId, participant);
+    String me = describe(epoch, context.coordinatorId(), context.participantName());
+    if (context.sharedLog()) {
+      recordNewest(file, prefix, epoch, me);
+      return new Claim(file, epoch);
+    }
     synchronized (HELD) {
       Held held = HELD.get(file);
       if (held != null) {
@@ -131,6 +154,37 @@ public final class OwnerClaims {
       HELD.put(file, mine);
       return new Claim(file, epoch);
     }
+  }
+
+  /**
+   * Records {@code me} as the newest owner of {@code prefix}'s transactions on a shared log, unless
+   * a newer epoch is recorded. The record is replaced atomically (a file written beside it, then
+   * moved over it); two owners racing may leave the older of them recorded, which costs nothing:
+   * the record only refuses an owner whose start-up comes after a newer owner's, and the epochs in
+   * the names keep them apart in any case.
+   */
+  private void recordNewest(Path file, String prefix, long epoch, String me) throws IOException {
+    String recorded = Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8).trim() : "";
+    long newest = epochOf(recorded);
+    if (newest > epoch) {
+      throw new FencedException("the transactions " + prefix + "* in " + file.getParent() + " were claimed by a "
+          + "newer owner of the coordinator on its shared state log (" + recorded + ", " + file.getFileName()
+          + "), so this participant (" + me + ") is superseded and must not touch them: stop this process; the "
+          + "newer owner recovers the coordinator");
+    }
+    Path temp = Files.createTempFile(base, ".twophase-claim-", ".tmp");
+    try {
+      Files.writeString(temp, me + "\n", StandardCharsets.UTF_8);
+      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  /** The owner epoch a claim file's text names, or -1 if it names none. */
+  static long epochOf(String recorded) {
+    Matcher m = RECORDED_EPOCH.matcher(recorded);
+    return m.find() ? Long.parseLong(m.group(1)) : -1;
   }
 
   private String describe(long epoch, String coordinatorId, String participant) {

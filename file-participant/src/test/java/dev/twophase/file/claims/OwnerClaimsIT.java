@@ -80,6 +80,53 @@ class OwnerClaimsIT {
     }
   }
 
+  private static void recoverShared(FileParticipant<CharSequence> p, long epoch) throws IOException {
+    p.finishRecoveringContext(TestContexts.<FileTransaction, Void>recovery("orders", "files", TestContexts.LOG_ID,
+        epoch, true, List.of(), null, 0));
+  }
+
+  /**
+   * On a shared log the log's claim decides: a new owner starts while the superseded owner's
+   * process lives, deletes the superseded owner's leftovers and never a newer owner's, and an
+   * owner whose start-up comes after a newer owner's is refused before it touches anything.
+   */
+  @Test
+  void onASharedLogANewerOwnerStartsWhileTheOldOwnersProcessLives() throws Exception {
+    Path out = tmp.resolve("out");
+    Process child = new ProcessBuilder(ChildJvm.command(ClaimHolderChild.class, Map.of(),
+        List.of(out.toString(), "7", "shared"))).redirectErrorStream(true).start();
+    try {
+      BufferedReader lines = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      String line;
+      while ((line = lines.readLine()) != null && !line.equals("claimed")) {
+        // the child's log lines
+      }
+      assertEquals("claimed", line, "the child claimed");
+      Path supersededPart = out.resolve(".part-orders-files-testlog0-7-1-0.inprogress");
+      Path newerPart = out.resolve(".part-orders-files-testlog0-9-1-0.inprogress");
+      Files.writeString(supersededPart, "the superseded owner's records\n");
+      Files.writeString(newerPart, "a newer owner's records\n");
+
+      FileParticipant<CharSequence> next = files(out);
+      recoverShared(next, 8); // while the child (epoch 7) lives
+      assertTrue(Files.notExists(supersededPart), "the superseded owner's leftover is the new owner's to delete");
+      assertTrue(Files.exists(newerPart), "a newer owner's transaction is never touched");
+      assertTrue(Files.readString(out.resolve(".twophase-orders-files-testlog0-claim")).contains("owner epoch 8"),
+          "the claim file names the newest owner");
+
+      FileParticipant<CharSequence> late = files(out);
+      FencedException e = assertThrows(FencedException.class, () -> recoverShared(late, 7));
+      assertTrue(e.getMessage().contains("owner epoch 8") && e.getMessage().contains("owner epoch 7")
+          && e.getMessage().contains("superseded"), e.getMessage());
+      assertTrue(Files.exists(newerPart), "nothing was deleted by the refused owner");
+      late.close();
+      next.close();
+    } finally {
+      child.destroyForcibly();
+      child.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
   @Test
   void inOneJvmANewerEpochTakesOverAndTheSameEpochIsRefused() throws Exception {
     Path out = tmp.resolve("out");

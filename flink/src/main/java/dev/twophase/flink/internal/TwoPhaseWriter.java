@@ -141,7 +141,7 @@ public final class TwoPhaseWriter<IN>
       FrontEnd frontEnd = Members.frontEnd(spec, subtask, LOG);
       members = Members.create(spec, frontEnd, true);
       for (Member<Object, Object> member : members) {
-        member.incarnation(TransactionNames.prefix(spec.sinkId(), member.name(), lineage), epoch);
+        member.incarnation(TransactionNames.prefix(spec.sinkId(), member.name(), lineage), epoch, false);
       }
       new WriterRecovery(spec, frontEnd, members, epoch, restoredCheckpointId, subtask).run(states);
       boolean ownStateOnly = states.isEmpty()

@@ -33,6 +33,20 @@ final class MarkerStore {
     }
   }
 
+  /** See {@link MarkerTable#raiseOwnerEpoch}. */
+  long raiseOwnerEpoch(String prefix, String owner, long epoch) throws SQLException {
+    try (Connection c = dialect.autoCommitConnection()) {
+      return markers.raiseOwnerEpoch(c, MarkerTable.ownerRowName(prefix), owner, epoch);
+    }
+  }
+
+  /** The newest owner epoch recorded for {@code prefix}, or -1 if none is. */
+  long ownerEpoch(String prefix) throws SQLException {
+    try (Connection c = dialect.autoCommitConnection()) {
+      return markers.ownerEpoch(c, MarkerTable.ownerRowName(prefix));
+    }
+  }
+
   int delete(Collection<String> names) throws SQLException {
     if (names.isEmpty()) {
       return 0;

@@ -1,5 +1,6 @@
 package dev.twophase.jdbc.internal;
 
+import dev.twophase.TransactionNames;
 import dev.twophase.annotation.Internal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -215,6 +216,62 @@ public final class MarkerTable {
       s.setString(1, name);
       try (ResultSet rs = s.executeQuery()) {
         return rs.next();
+      }
+    }
+  }
+
+  /**
+   * The name of the owner row of {@code prefix}: {@code <prefix>owner}, or {@code ~<h>~owner}
+   * where that is too long ({@link TransactionNames#shorten}). A transaction's name ends in
+   * {@code <epoch>-<sequence>}, so no marker ever has this name.
+   */
+  public static String ownerRowName(String prefix) {
+    return TransactionNames.shorten(prefix, prefix + "owner", COLUMN_CHARS);
+  }
+
+  /**
+   * Records {@code epoch} as the newest owner epoch of {@code owner}'s transactions in the owner
+   * row {@code name}, unless a newer one is recorded; returns the epoch recorded afterwards (above
+   * {@code epoch} if a newer owner claimed them). Atomic against concurrent claims: the row is
+   * raised by a conditional update, or inserted, and an insert that loses a race retries the
+   * update.
+   */
+  public long raiseOwnerEpoch(Connection autoCommit, String name, String owner, long epoch) throws SQLException {
+    for (int attempt = 0; ; attempt++) {
+      try (PreparedStatement s = autoCommit.prepareStatement(
+          "UPDATE " + table + " SET epoch = ? WHERE name = ? AND epoch < ?")) {
+        s.setLong(1, epoch);
+        s.setString(2, name);
+        s.setLong(3, epoch);
+        if (s.executeUpdate() > 0) {
+          return epoch;
+        }
+      }
+      long recorded = ownerEpoch(autoCommit, name);
+      if (recorded >= 0) {
+        return Math.max(recorded, epoch);
+      }
+      try (PreparedStatement s = autoCommit.prepareStatement(this.insert)) {
+        s.setString(1, name);
+        s.setString(2, owner);
+        s.setLong(3, epoch);
+        s.executeUpdate();
+        return epoch;
+      } catch (SQLException e) {
+        String state = e.getSQLState();
+        if (attempt > 0 || state == null || !state.startsWith("23")) {
+          throw e; // not a duplicate key of a racing claim
+        }
+      }
+    }
+  }
+
+  /** The epoch the owner row {@code name} holds, or -1 if there is none. */
+  public long ownerEpoch(Connection autoCommit, String name) throws SQLException {
+    try (PreparedStatement s = autoCommit.prepareStatement("SELECT epoch FROM " + table + " WHERE name = ?")) {
+      s.setString(1, name);
+      try (ResultSet rs = s.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : -1;
       }
     }
   }

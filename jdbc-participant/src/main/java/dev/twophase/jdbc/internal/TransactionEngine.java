@@ -292,6 +292,20 @@ public final class TransactionEngine implements AutoCloseable {
     return markerStore.deleteEarlierEpochs(owner(prefix), epoch);
   }
 
+  /**
+   * Records {@code epoch} as the newest owner of {@code prefix}'s transactions (a coordinator on a
+   * shared state log); returns the newest recorded afterwards, above {@code epoch} if a newer owner
+   * claimed them first.
+   */
+  public long raiseOwnerEpoch(String prefix, long epoch) throws SQLException {
+    return markerStore.raiseOwnerEpoch(prefix, owner(prefix), epoch);
+  }
+
+  /** The newest owner epoch recorded for {@code prefix}'s transactions, or -1 if none is. */
+  public long ownerEpoch(String prefix) throws SQLException {
+    return markerStore.ownerEpoch(prefix);
+  }
+
   /** The names of the transactions open or prepared in this process. */
   public Set<String> liveNames() {
     return Set.copyOf(live.keySet());

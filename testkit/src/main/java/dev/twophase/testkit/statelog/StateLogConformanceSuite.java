@@ -698,6 +698,22 @@ public abstract class StateLogConformanceSuite {
     }
   }
 
+  /**
+   * A log whose coordinators are claimed one by one, fencing their owners in any process, says it
+   * is shared, and only such a log does: the participants let a newer owner epoch of a shared log
+   * take their own claims over, which is safe only where that epoch fenced every earlier owner.
+   */
+  @Test
+  void isSharedExactlyWhenCoordinatorsAreClaimedOneByOne() throws Exception {
+    StateLog log = newOwner(false);
+    boolean perCoordinator = ownership() == Ownership.PER_COORDINATOR;
+    assertEquals(perCoordinator, log.isShared(), perCoordinator
+        ? "rule: a log whose coordinators are claimed one by one is shared (isShared() true), so that the "
+            + "participants' own claims yield to a new owner while the old owner's process lives"
+        : "rule: a log owned as a whole is not shared (isShared() false): a copy of it counts epochs of its "
+            + "own, and a participant must not yield its claim to an epoch of another copy");
+  }
+
   @Test
   void twoStoresHaveDifferentLogIds() throws Exception {
     StateLog first = newOwner(false);

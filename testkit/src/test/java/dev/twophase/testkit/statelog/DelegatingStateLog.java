@@ -33,6 +33,11 @@ class DelegatingStateLog implements StateLog {
   }
 
   @Override
+  public boolean isShared() {
+    return delegate.isShared();
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -217,6 +217,19 @@ final class Mutants {
   }
 
   /** Every log has the same id. */
+  /** Says the opposite of what it is: shared when owned as a whole, and the other way round. */
+  public static final class MisstatesSharing extends MutantFactory {
+    @Override
+    StateLog wrap(StateLog log, String store) {
+      return new DelegatingStateLog(log) {
+        @Override
+        public boolean isShared() {
+          return !delegate.isShared();
+        }
+      };
+    }
+  }
+
   public static final class FixedLogId extends MutantFactory {
     @Override
     StateLog wrap(StateLog log, String store) {

@@ -75,6 +75,11 @@ final class SharedDirectoryStateLog implements StateLog {
   }
 
   @Override
+  public boolean isShared() {
+    return true;
+  }
+
+  @Override
   public CoordinatorLog open(String coordinatorId) {
     if (closed) {
       throw new FencedException("shared state log " + dir + " is closed");

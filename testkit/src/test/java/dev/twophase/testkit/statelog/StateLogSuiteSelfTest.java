@@ -215,6 +215,12 @@ class StateLogSuiteSelfTest {
     mutant("in memory: every owner makes up a new log id",
         MutantSuites.InMemory::new, Mutants.LogIdPerOwner.class,
         "logIdIsWellFormedAndStable");
+    mutant("file: a log owned as a whole says it is shared",
+        MutantSuites.File::new, Mutants.MisstatesSharing.class,
+        "isSharedExactlyWhenCoordinatorsAreClaimedOneByOne");
+    mutant("shared: a shared log says it is not",
+        MutantSuites.Shared::new, Mutants.MisstatesSharing.class,
+        "isSharedExactlyWhenCoordinatorsAreClaimedOneByOne");
     mutant("in memory: every log has the same id",
         MutantSuites.InMemory::new, Mutants.FixedLogId.class,
         "twoStoresHaveDifferentLogIds");

@@ -167,6 +167,31 @@ class CoordinatorTest {
   }
 
   @Test
+  void aParticipantFencedAtPreCommitStopsTheCoordinatorAndItsCheckpointIsAbortedEverywhere() {
+    InMemoryParticipant<String> k = participant(kafka);
+    InMemoryParticipant<String> d = participant(db);
+    Coordinator c = start(CoordinatorConfig.custom(), k, d);
+    Output<String> ok = c.output(k);
+    Output<String> od = c.output(d);
+    write(ok, od, position, "r1");
+    c.checkpoint().awaitCommitted(WAIT);
+    write(ok, od, position, "r2");
+    d.failNextPreCommit(new FencedException("a newer owner took the database's transactions over"));
+    FencedException e = assertThrows(FencedException.class, c::checkpoint);
+    assertTrue(e.getMessage().contains("newer owner"), e.getMessage());
+    assertEquals(CoordinatorState.FAILED, c.state());
+    // Nothing of checkpoint 2 was appended, so nothing of it can be decided: kafka's pre-committed
+    // transaction and db's current one are aborted now, not left for the next owner's start-up.
+    assertTrue(kafka.history().contains("abort " + kafkaTxn(1, 1)), kafka.history().toString());
+    assertEquals(Set.of(), kafka.openTransactions(), "nothing of kafka left open");
+    assertEquals(Set.of(), db.openTransactions(), "nothing of db left open");
+    assertEquals(List.of("state job 0", "state job 1"),
+        log.appends().stream().filter(a -> a.startsWith("state")).toList(), "checkpoint 2 was never appended");
+    assertEquals(List.of("r1"), kafka.committedRecords());
+    assertEquals(List.of("r1"), db.committedRecords());
+  }
+
+  @Test
   void recoveryCommitsDecidedAbortsOpenAndRestoresTheApplication() {
     InMemoryParticipant<String> k = participant(kafka);
     InMemoryParticipant<String> d = participant(db);

@@ -265,12 +265,24 @@ public final class Checkpointing {
   /**
    * Aborts checkpoint {@code id}: the transactions {@code prepared} holds (pre-committed ones) and,
    * unless the next transactions are begun already ({@code nextBegun}), the current ones of the
-   * participants that did not pre-commit yet.
+   * participants that did not pre-commit yet. Nothing of it was appended, so nothing of it can be
+   * decided: it is aborted also when the failure stops the coordinator (a fenced participant, say),
+   * together with every current transaction, rather than left for the next owner's start-up.
    */
   private RuntimeException abortCheckpoint(
       long id, String participant, String what, Exception cause, PendingCheckpoint prepared,
       boolean nextBegun) {
     if (cause instanceof FatalTwoPhaseException fatal) {
+      core.log.warn("coordinator {}: checkpoint {} failed for good ({}{}); aborting its transactions in every "
+          + "participant", core.coordinatorId, id, what, participant == null ? "" : " in participant '" + participant
+          + "'", cause);
+      core.abortQuietly(prepared);
+      for (Member<Object, Object> member : core.members) {
+        if (member.current() != null && prepared.handles[member.index()] == null) {
+          member.abortQuietly(member.current(), id);
+        }
+      }
+      core.clearCurrent();
       core.listener.onCheckpointFailed(core.coordinatorId, id, fatal);
       core.fail(fatal);
       return fatal;

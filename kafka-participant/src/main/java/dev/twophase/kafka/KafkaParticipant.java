@@ -40,6 +40,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -203,6 +204,8 @@ public final class KafkaParticipant<IN>
           s.transactionV2(), s.started());
     } catch (ProducerFencedException e) {
       throw fenced("pre-committing " + transaction, e);
+    } catch (InvalidProducerEpochException e) {
+      throw fencedOr(producer, "pre-committing " + transaction, e);
     } catch (CommitFailedException | FencedInstanceIdException e) {
       throw new FencedException(name + ": the consumer group rejected the input offsets of " + transaction + " ("
           + e + "): this instance's group generation is stale, its partitions belong to another instance now. "
@@ -404,6 +407,26 @@ public final class KafkaParticipant<IN>
           + ": it is not open in this process (the protocol never asks this; a bug in the caller)");
     }
     return p;
+  }
+
+  /**
+   * What an {@link InvalidProducerEpochException} means: the broker bumped the producer's epoch,
+   * either because another producer registered the id ({@code initTransactions()}: a newer owner
+   * of the coordinator aborting what this one left open) or because the transaction coordinator
+   * aborted the transaction when it outlived {@code transaction.timeout.ms}. The abort that must
+   * follow tells which: refused as fenced, this owner was superseded ({@link FencedException});
+   * accepted, the transaction timed out and {@code e} is returned, for a failed checkpoint.
+   */
+  private Exception fencedOr(TransactionalProducer producer, String what, InvalidProducerEpochException e) {
+    try {
+      producer.abort();
+    } catch (ProducerFencedException fencedToo) {
+      fencedToo.addSuppressed(e);
+      return fenced(what, fencedToo);
+    } catch (RuntimeException other) {
+      e.addSuppressed(other);
+    }
+    return e;
   }
 
   private FencedException fenced(String what, ProducerFencedException e) {

@@ -1,0 +1,256 @@
+package dev.twophase.kafka.group;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.twophase.CoordinatorHeldException;
+import dev.twophase.FatalTwoPhaseException;
+import dev.twophase.FileStateLog;
+import dev.twophase.Output;
+import dev.twophase.kafka.KafkaParticipant;
+import dev.twophase.kafka.KafkaStateLog;
+import dev.twophase.kafka.RecordMapper;
+import dev.twophase.kafka.testbroker.KafkaTestBroker;
+import dev.twophase.kafka.testbroker.ReadCommitted;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link GroupRunner} against the in-JVM broker, with runners as threads of this JVM: tasks
+ * spread over the group's members and move when one joins or leaves, and every input record is in
+ * the output exactly once; bad settings and a failing factory are refused with a clear error.
+ * (Worker JVMs killed and stopped: {@code GroupWorkersIT} in the demo module.)
+ */
+class GroupRunnerIT {
+
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  private static KafkaTestBroker broker;
+
+  @TempDir Path tmp;
+
+  @BeforeAll
+  static void startBroker() {
+    broker = KafkaTestBroker.shared();
+  }
+
+  private static String unique() {
+    return UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private Map<String, Object> consumerConfig(String group) {
+    Map<String, Object> c = new HashMap<>();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers());
+    c.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    c.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000);
+    return c;
+  }
+
+  private KafkaStateLog sharedLog(String topic, String owner) {
+    return KafkaStateLog.builder(Map.of("bootstrap.servers", broker.bootstrapServers()), topic)
+        .ownerName(owner)
+        .takeOver(true)
+        .createTopic(1, (short) 1)
+        .build();
+  }
+
+  /** Copies each input value to the output topic, through a Kafka participant of its own per task. */
+  private TaskFactory<String, String> copyTo(String output) {
+    return setup -> {
+      KafkaParticipant<String> out = KafkaParticipant.<String>builder(Map.of(
+              ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))
+          .records(RecordMapper.toTopic(output, new StringSerializer()))
+          .transactionalIdPrefix("runner")
+          .consumedOffsets(setup.consumedOffsets())
+          .build();
+      Output<String> o = setup.output("out", out);
+      return record -> o.write(record.value());
+    };
+  }
+
+  private GroupRunner<String, String> runner(String group, KafkaStateLog log, String input, String output) {
+    return GroupRunner.builder(consumerConfig(group), new StringDeserializer(), new StringDeserializer())
+        .topics(input)
+        .stateLog(log)
+        .tasks(copyTo(output))
+        .coordinatorConfig(dev.twophase.CoordinatorConfig.custom()
+            .checkpointInterval(Duration.ofMillis(200))
+            .maxPendingCheckpoints(4, dev.twophase.CoordinatorConfig.WhenPendingFull.BLOCK)
+            .build())
+        .build();
+  }
+
+  private static void produce(String topic, int from, int to) throws Exception {
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(
+        ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()), new StringSerializer(), new StringSerializer())) {
+      for (int i = from; i < to; i++) {
+        p.send(new ProducerRecord<>(topic, Integer.toString(i), "r" + i));
+      }
+      p.flush();
+    }
+  }
+
+  private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within " + WAIT + ": " + what);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static CompletableFuture<Void> start(GroupRunner<String, String> runner) {
+    return CompletableFuture.runAsync(runner::run);
+  }
+
+  @Test
+  void tasksSpreadOverTheMembersAndMoveWithoutLosingOrRepeatingARecord() throws Exception {
+    String id = unique();
+    String input = "runner-in-" + id;
+    String output = "runner-out-" + id;
+    broker.createTopic(input, 4);
+    broker.createTopic(output, 1);
+    produce(input, 0, 400);
+    try (KafkaStateLog logA = sharedLog("runner-log-" + id, "A");
+        KafkaStateLog logB = sharedLog("runner-log-" + id, "B")) {
+      GroupRunner<String, String> a = runner("runner-" + id, logA, input, output);
+      CompletableFuture<Void> runA = start(a);
+      await(() -> a.taskIds().size() == 4, "A runs the 4 tasks alone");
+
+      GroupRunner<String, String> b = runner("runner-" + id, logB, input, output);
+      CompletableFuture<Void> runB = start(b);
+      await(() -> b.taskIds().size() == 2 && a.taskIds().size() == 2, "the tasks spread over A and B: A "
+          + a.taskIds() + ", B " + b.taskIds());
+      Set<String> all = new HashSet<>(a.taskIds());
+      all.addAll(b.taskIds());
+      assertEquals(Set.of(input + "-0", input + "-1", input + "-2", input + "-3"), all);
+      produce(input, 400, 800);
+
+      a.close(); // A hands its tasks over and leaves
+      runA.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      await(() -> b.taskIds().size() == 4, "B runs the 4 tasks after A left");
+      produce(input, 800, 1200);
+      await(() -> committedCount(output) >= 1200, "every record reaches the output");
+      b.close();
+      runB.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+    List<String> values = ReadCommitted.values(broker.bootstrapServers(), output, WAIT);
+    assertEquals(1200, values.size(), "every input record once");
+    assertEquals(1200, new HashSet<>(values).size(), "none twice");
+  }
+
+  private static int committedCount(String topic) {
+    try {
+      return ReadCommitted.visibleNow(broker.bootstrapServers(), topic, Duration.ofSeconds(5)).size();
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
+  @Test
+  void aLogOwnedByOneProcessIsRefused() throws Exception {
+    try (FileStateLog log = FileStateLog.open(tmp.resolve("state"))) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> GroupRunner.builder(consumerConfig("g"), new StringDeserializer(), new StringDeserializer())
+              .topics("in").stateLog(log).tasks(copyTo("out")).build());
+      assertTrue(e.getMessage().contains("isShared() is false") && e.getMessage().contains("JdbcStateLog"),
+          e.getMessage());
+    }
+  }
+
+  @Test
+  void settingsThatBreakExactlyOnceInputAreRefused() throws Exception {
+    try (KafkaStateLog log = sharedLog("runner-log-" + unique(), "A")) {
+      for (Map.Entry<String, String> bad : List.of(
+          Map.entry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true"),
+          Map.entry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"))) {
+        Map<String, Object> config = consumerConfig("g");
+        config.put(bad.getKey(), bad.getValue());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> GroupRunner.builder(config, new StringDeserializer(), new StringDeserializer())
+                .topics("in").stateLog(log).tasks(copyTo("out")).build());
+        assertTrue(e.getMessage().contains(bad.getKey() + "=" + bad.getValue()), e.getMessage());
+      }
+      Map<String, Object> eager = consumerConfig("g");
+      eager.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, "org.apache.kafka.clients.consumer.RangeAssignor");
+      IllegalArgumentException assignor = assertThrows(IllegalArgumentException.class,
+          () -> GroupRunner.builder(eager, new StringDeserializer(), new StringDeserializer())
+              .topics("in").stateLog(log).tasks(copyTo("out")).build());
+      assertTrue(assignor.getMessage().contains("partition.assignment.strategy"), assignor.getMessage());
+      Map<String, Object> noGroup = consumerConfig("g");
+      noGroup.remove(ConsumerConfig.GROUP_ID_CONFIG);
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> GroupRunner.builder(noGroup, new StringDeserializer(), new StringDeserializer())
+              .topics("in").stateLog(log).tasks(copyTo("out")).build());
+      assertTrue(e.getMessage().contains("group.id"), e.getMessage());
+    }
+  }
+
+  @Test
+  void aFactoryThatThrowsStopsTheRunnerWithTheTaskAndTheCause() throws Exception {
+    String id = unique();
+    String input = "runner-bad-" + id;
+    broker.createTopic(input, 1);
+    produce(input, 0, 10);
+    try (KafkaStateLog log = sharedLog("runner-log-" + id, "A")) {
+      GroupRunner<String, String> runner = GroupRunner.builder(consumerConfig("bad-" + id), new StringDeserializer(),
+              new StringDeserializer())
+          .topics(input)
+          .stateLog(log)
+          .tasks(setup -> {
+            throw new IllegalStateException("no database configured for " + setup.taskId());
+          })
+          .build();
+      ExecutionException e = assertThrows(ExecutionException.class,
+          () -> start(runner).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertTrue(e.getCause() instanceof FatalTwoPhaseException, e.getCause().toString());
+      assertTrue(e.getCause().getMessage().contains("task " + input + "-0")
+          && e.getCause().getMessage().contains("no database configured"), e.getCause().getMessage());
+      runner.close();
+    }
+  }
+
+  @Test
+  void aTaskHeldByAnotherOwnerOfALogWithoutTakeOverIsRefusedNamingTheHolder() throws Exception {
+    String id = unique();
+    String input = "runner-held-" + id;
+    String output = "runner-held-out-" + id;
+    String logTopic = "runner-log-" + id;
+    broker.createTopic(input, 1);
+    broker.createTopic(output, 1);
+    try (KafkaStateLog holder = sharedLog(logTopic, "holder");
+        KafkaStateLog noTakeOver = KafkaStateLog.builder(Map.of("bootstrap.servers", broker.bootstrapServers()),
+            logTopic).ownerName("late").build()) {
+      holder.open("held-" + id + "." + input + "-0"); // the task's coordinator, held and never released
+      GroupRunner<String, String> runner = GroupRunner.builder(consumerConfig("held-" + id), new StringDeserializer(),
+              new StringDeserializer())
+          .topics(input).stateLog(noTakeOver).tasks(copyTo(output)).build();
+      ExecutionException e = assertThrows(ExecutionException.class,
+          () -> start(runner).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertTrue(e.getCause() instanceof CoordinatorHeldException, e.getCause().toString());
+      assertTrue(e.getCause().getMessage().contains("holder"), e.getCause().getMessage());
+    }
+  }
+}

@@ -41,7 +41,18 @@ final class ChildJob implements AutoCloseable {
   }
 
   static ChildJob start(String name, JobArgs args) throws IOException {
-    Path tmp = Files.createDirectories(Path.of(args.local()).resolve("tmp"));
+    return start(name, Path.of(args.local()), TakeoverJob.class, args.toArgs(),
+        !args.crash().equalsIgnoreCase("none") && !args.crash().startsWith("pause:"));
+  }
+
+  /**
+   * Starts {@code main} in a child JVM on the test class path, with {@code local} as its own
+   * directory (its temporary files go there); with {@code killAtPoint}, killed with SIGKILL when it
+   * announces a protocol point ({@link StopAtPoint}).
+   */
+  static ChildJob start(String name, Path local, Class<?> main, List<String> args, boolean killAtPoint)
+      throws IOException {
+    Path tmp = Files.createDirectories(local.resolve("tmp"));
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-XX:+UseSerialGC");
@@ -50,10 +61,10 @@ final class ChildJob implements AutoCloseable {
     cmd.add("-Djava.io.tmpdir=" + tmp);
     cmd.add("-cp");
     cmd.add(classPath());
-    cmd.add(TakeoverJob.class.getName());
-    cmd.addAll(args.toArgs());
+    cmd.add(main.getName());
+    cmd.addAll(args);
     Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.PIPE).start();
-    return new ChildJob(name, p, !args.crash().equalsIgnoreCase("none") && !args.crash().startsWith("pause:"));
+    return new ChildJob(name, p, killAtPoint);
   }
 
   long pid() {

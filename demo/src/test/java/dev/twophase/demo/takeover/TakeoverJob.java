@@ -186,7 +186,7 @@ public final class TakeoverJob {
   }
 
   /** The parent keeps standard input open while it runs: its end means the parent is gone. */
-  private static void exitWhenParentIsGone(InputStream stdin) {
+  static void exitWhenParentIsGone(InputStream stdin) {
     Thread watcher = new Thread(() -> {
       try {
         while (stdin.read() >= 0) {

@@ -192,6 +192,22 @@ class CoordinatorTest {
   }
 
   @Test
+  void anOwnerFencedAtItsAppendAbortsTheCheckpointItCouldNotDecide() {
+    InMemoryParticipant<String> k = participant(kafka);
+    Coordinator zombie = start(CoordinatorConfig.custom(), k);
+    zombie.output(k).write("r1");
+    zombie.checkpoint().awaitCommitted(WAIT);
+    zombie.output(k).write("r2");
+    log = log.reopen(); // another owner claims the log: the zombie's next append is refused
+    assertThrows(FencedException.class, zombie::checkpoint);
+    assertEquals(CoordinatorState.FAILED, zombie.state());
+    assertTrue(kafka.history().contains("abort " + kafkaTxn(1, 1)), "the pre-committed r2 is aborted: "
+        + kafka.history());
+    assertEquals(Set.of(), kafka.openTransactions(), "and the transaction begun after it");
+    assertEquals(List.of("r1"), kafka.committedRecords());
+  }
+
+  @Test
   void recoveryCommitsDecidedAbortsOpenAndRestoresTheApplication() {
     InMemoryParticipant<String> k = participant(kafka);
     InMemoryParticipant<String> d = participant(db);

@@ -245,11 +245,22 @@ public final class Checkpointing {
   }
 
   /**
-   * The decision's outcome is unknown (the log append failed): neither commit nor abort the
-   * pre-committed transactions, stop, and let recovery read what the log holds.
+   * The log append failed. Its outcome is unknown in general: neither commit nor abort the
+   * pre-committed transactions, stop, and let recovery read what the log holds. A {@link
+   * dev.twophase.FencedException} is the one known outcome (the log stored nothing: another owner
+   * claimed the coordinator, and read everything stored before): the checkpoint can never be
+   * decided, so its transactions and the ones begun after it are aborted before stopping, rather
+   * than left for the new owner's next start.
    */
   private TwoPhaseException decisionUnknown(Prepared prepared, Exception cause) {
     long id = prepared.checkpoint().id;
+    if (cause instanceof dev.twophase.FencedException fenced) {
+      core.log.warn("coordinator {}: another owner claimed it, checkpoint {} was not appended; aborting its "
+          + "transactions and stopping", core.coordinatorId, id, fenced);
+      core.abortQuietly(prepared.checkpoint());
+      core.abortCurrentQuietly();
+      core.clearCurrent();
+    }
     TwoPhaseException failure = cause instanceof dev.twophase.FencedException
         ? (TwoPhaseException) cause
         : new FatalTwoPhaseException(

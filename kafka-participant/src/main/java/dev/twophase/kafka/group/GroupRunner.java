@@ -49,8 +49,8 @@ import org.slf4j.LoggerFactory;
  *       committed offsets.
  *   <li><b>Revoked.</b> Before its partition goes, a task takes a last checkpoint (deciding what
  *       it processed), waits for its commit up to the hand-over timeout, and closes, releasing its
- *       coordinator. Rebalancing is cooperative (KIP-429, or the consumer protocol of KIP-848), so
- *       only the tasks that move stop; the others go on.
+ *       coordinator. Rebalancing is cooperative (KIP-429), so only the tasks that move stop; the
+ *       others go on.
  *   <li><b>Lost</b> (this process dropped out of the group: a long pause, a partition of the
  *       network). The task closes without deciding anything.
  *   <li><b>Zombies.</b> A process that lost its tasks without noticing can neither decide (the
@@ -130,8 +130,9 @@ public final class GroupRunner<K, V> implements AutoCloseable {
    *
    * @param consumerConfig the input consumer's settings: {@code bootstrap.servers} and {@code
    *     group.id} at least. The runner sets {@code enable.auto.commit=false} and {@code
-   *     isolation.level=read_committed} (and refuses the opposite), and, unless {@code
-   *     group.protocol=consumer}, its own cooperative sticky assignor (and refuses another).
+   *     isolation.level=read_committed} (and refuses the opposite), and joins with the classic
+   *     group protocol and its own cooperative sticky assignor (and refuses another protocol or
+   *     assignor).
    *     {@code group.instance.id} (static membership) is supported.
    */
   public static <K, V> Builder<K, V> builder(Map<String, ?> consumerConfig, Deserializer<K> keys,
@@ -376,16 +377,18 @@ public final class GroupRunner<K, V> implements AutoCloseable {
           + "its checkpoints; committed offsets would run ahead of the output");
       require(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed", "records of aborted or open transactions "
           + "in the input would be processed");
-      boolean consumerProtocol = "consumer".equalsIgnoreCase(String.valueOf(
-          consumerConfig.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG)));
+      Object protocol = consumerConfig.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
+      if (protocol != null && !"classic".equalsIgnoreCase(String.valueOf(protocol))) {
+        throw new IllegalArgumentException("the consumer config sets " + ConsumerConfig.GROUP_PROTOCOL_CONFIG + "="
+            + protocol + ": a group runner joins with the classic protocol and its cooperative sticky assignor, "
+            + "which tells it when a rebalance is under way; remove the setting");
+      }
       if (consumerConfig.containsKey(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
         throw new IllegalArgumentException("the consumer config sets " + ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG
             + ": a group runner assigns with its own cooperative sticky assignor (KIP-429), which holds checkpoints "
             + "back while a rebalance is under way; remove the setting");
       }
-      if (!consumerProtocol) {
-        consumerConfig.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RebalanceGate.Assignor.class.getName());
-      }
+      consumerConfig.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RebalanceGate.Assignor.class.getName());
       long maxPoll = Long.parseLong(String.valueOf(
           consumerConfig.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000")));
       if (handOverTimeout.toMillis() >= maxPoll) {

@@ -185,7 +185,8 @@ class GroupRunnerIT {
     try (KafkaStateLog log = sharedLog("runner-log-" + unique(), "A")) {
       for (Map.Entry<String, String> bad : List.of(
           Map.entry(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true"),
-          Map.entry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"))) {
+          Map.entry(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"),
+          Map.entry(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer"))) {
         Map<String, Object> config = consumerConfig("g");
         config.put(bad.getKey(), bad.getValue());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Design</h2>
  * The unit of work is a <em>task</em>: one input partition with a coordinator of its own, named
- * after the group and the partition ({@code <group.id>.<topic>-<partition>}), on a shared state
+ * after the group and the partition ({@code <group.id>/<topic>-<partition>}), on a shared state
  * log ({@link StateLog#isShared()}: a {@code JdbcStateLog} or a {@code KafkaStateLog}, built to
  * take coordinators over). The consumer group decides which process runs which task; the state
  * log decides, per task, which process may decide its checkpoints. The two agree except for a

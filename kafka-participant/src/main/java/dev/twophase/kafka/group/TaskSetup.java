@@ -18,7 +18,10 @@ public interface TaskSetup {
   /** The task's id: {@code <topic>-<partition>}. */
   String taskId();
 
-  /** The coordinator id of the task in the state log: {@code <group.id>.<topic>-<partition>}. */
+  /**
+   * The coordinator id of the task in the state log: {@code <group.id>/<topic>-<partition>}. A
+   * topic name holds no {@code /}, so no two groups or topics share an id.
+   */
   String coordinatorId();
 
   /** The task's input partition. */

@@ -25,6 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -169,6 +170,154 @@ class GroupRunnerIT {
     }
   }
 
+  private KafkaParticipant<String> kafkaOut(String output, TaskSetup setup) {
+    return KafkaParticipant.<String>builder(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))
+        .records(RecordMapper.toTopic(output, new StringSerializer()))
+        .transactionalIdPrefix("runner")
+        .consumedOffsets(setup.consumedOffsets())
+        .build();
+  }
+
+  @Test
+  void newPartitionsOfTheInputBecomeNewTasks() throws Exception {
+    String id = unique();
+    String input = "runner-grow-" + id;
+    String output = "runner-grow-out-" + id;
+    broker.createTopic(input, 2);
+    broker.createTopic(output, 1);
+    produce(input, 0, 100);
+    Map<String, Object> config = consumerConfig("grow-" + id);
+    config.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500); // sees the new partitions soon
+    try (KafkaStateLog log = sharedLog("runner-log-" + id, "A")) {
+      GroupRunner<String, String> runner = GroupRunner.builder(config, new StringDeserializer(), new StringDeserializer())
+          .topics(input).stateLog(log).tasks(copyTo(output)).build();
+      CompletableFuture<Void> running = start(runner);
+      await(() -> runner.taskIds().size() == 2, "2 tasks");
+      broker.admin().createPartitions(Map.of(input, NewPartitions.increaseTo(4))).all().get(30, TimeUnit.SECONDS);
+      await(() -> runner.taskIds().equals(Set.of(input + "-0", input + "-1", input + "-2", input + "-3")),
+          "the new partitions are tasks: " + runner.taskIds());
+      produce(input, 100, 300);
+      await(() -> committedCount(output) >= 300, "every record reaches the output");
+      runner.close();
+      running.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+    List<String> values = ReadCommitted.values(broker.bootstrapServers(), output, WAIT);
+    assertEquals(300, values.size(), "every input record once");
+    assertEquals(300, new HashSet<>(values).size(), "none twice");
+  }
+
+  @Test
+  void aStaticMemberRestartedWithinItsSessionGetsItsTasksBack() throws Exception {
+    String id = unique();
+    String input = "runner-static-" + id;
+    String output = "runner-static-out-" + id;
+    broker.createTopic(input, 2);
+    broker.createTopic(output, 1);
+    produce(input, 0, 100);
+    Map<String, Object> config = consumerConfig("static-" + id);
+    config.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "worker-1");
+    config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 30_000);
+    try (KafkaStateLog log = sharedLog("runner-log-" + id, "worker-1")) {
+      for (int run = 0; run < 2; run++) {
+        GroupRunner<String, String> runner = GroupRunner.builder(config, new StringDeserializer(),
+                new StringDeserializer())
+            .topics(input).stateLog(log).tasks(copyTo(output)).leaveGroupOnClose(false).build();
+        CompletableFuture<Void> running = start(runner);
+        int expected = 100 * (run + 1);
+        await(() -> committedCount(output) >= expected, "run " + run + " writes its records");
+        produce(input, expected, expected + 100);
+        await(() -> committedCount(output) >= expected + 100, "run " + run + " writes the records produced meanwhile");
+        runner.close(); // stays in the group: the restart within the session gets the same tasks
+        running.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      }
+    }
+    List<String> values = ReadCommitted.values(broker.bootstrapServers(), output, WAIT);
+    assertEquals(300, values.size(), "every input record once");
+    assertEquals(300, new HashSet<>(values).size(), "none twice");
+  }
+
+  /**
+   * Commits slower than max.poll.interval.ms: the task's partition is paused while its checkpoints
+   * await their commits, and the runner polls on, so the group never rebalances (the task is never
+   * handed over, lost or fenced) and every record arrives once.
+   */
+  @Test
+  void slowCommitsNeverHoldUpPolling() throws Exception {
+    String id = unique();
+    String input = "runner-slow-" + id;
+    String output = "runner-slow-out-" + id;
+    broker.createTopic(input, 1);
+    broker.createTopic(output, 1);
+    produce(input, 0, 200);
+    Map<String, Object> config = consumerConfig("slow-" + id);
+    config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 1_500);
+    List<SlowCommits<String>> slow = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (KafkaStateLog log = sharedLog("runner-log-" + id, "A")) {
+      GroupRunner<String, String> runner = GroupRunner.builder(config, new StringDeserializer(), new StringDeserializer())
+          .topics(input)
+          .stateLog(log)
+          .handOverTimeout(Duration.ofSeconds(1))
+          .coordinatorConfig(dev.twophase.CoordinatorConfig.custom()
+              .checkpointInterval(Duration.ofMillis(100))
+              .maxPendingCheckpoints(2, dev.twophase.CoordinatorConfig.WhenPendingFull.BLOCK)
+              .build())
+          .tasks(setup -> {
+            SlowCommits<String> out = new SlowCommits<>(kafkaOut(output, setup), Duration.ofMillis(1_000));
+            slow.add(out);
+            Output<String> o = setup.output("out", out);
+            return record -> o.write(record.value());
+          })
+          .build();
+      CompletableFuture<Void> running = start(runner);
+      await(() -> committedCount(output) >= 200, "every record reaches the output");
+      runner.close();
+      running.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+    assertEquals(1, slow.size(), "the task was made once: never handed over, lost or fenced by a rebalance");
+    assertTrue(slow.get(0).commits.get() >= 2, "commits of a second each: " + slow.get(0).commits.get());
+    List<String> values = ReadCommitted.values(broker.bootstrapServers(), output, WAIT);
+    assertEquals(200, values.size());
+    assertEquals(200, new HashSet<>(values).size());
+  }
+
+  /**
+   * The task's coordinator holds the position of another group (written by something else than
+   * this group's runner): the task refuses to start, naming both, and nothing is processed.
+   */
+  @Test
+  void aCoordinatorHoldingAnotherGroupsPositionIsRefused() throws Exception {
+    String id = unique();
+    String input = "runner-other-" + id;
+    String output = "runner-other-out-" + id;
+    broker.createTopic(input, 1);
+    broker.createTopic(output, 1);
+    String group = "other-" + id;
+    try (KafkaStateLog log = sharedLog("runner-log-" + id, "A")) {
+      KafkaParticipant<String> out = KafkaParticipant.<String>builder(Map.of(
+              ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))
+          .records(RecordMapper.toTopic(output, new StringSerializer()))
+          .transactionalIdPrefix("runner")
+          .build();
+      @SuppressWarnings({"unchecked", "rawtypes"})
+      dev.twophase.Codec<Map<String, Object>> json = (dev.twophase.Codec) dev.twophase.Codecs.json(Map.class);
+      try (dev.twophase.Coordinator byHand = dev.twophase.Coordinator.builder(group + "/" + input + "-0", log)
+          .participant("out", out)
+          .applicationState(dev.twophase.ApplicationState.of(json,
+              cp -> Map.of("group", "someone-else", "topic", input, "partition", 0, "next", 5), (s, cp) -> { }))
+          .build()) {
+        byHand.checkpoint().awaitCommitted(WAIT);
+      }
+      GroupRunner<String, String> runner = GroupRunner.builder(consumerConfig(group), new StringDeserializer(),
+              new StringDeserializer())
+          .topics(input).stateLog(log).tasks(copyTo(output)).build();
+      ExecutionException e = assertThrows(ExecutionException.class,
+          () -> start(runner).get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertTrue(e.getCause() instanceof FatalTwoPhaseException, e.getCause().toString());
+      assertTrue(e.getCause().getMessage().contains("group 'someone-else'")
+          && e.getCause().getMessage().contains("not of group '" + group + "'"), e.getCause().getMessage());
+    }
+  }
+
   @Test
   void aLogOwnedByOneProcessIsRefused() throws Exception {
     try (FileStateLog log = FileStateLog.open(tmp.resolve("state"))) {
@@ -244,7 +393,7 @@ class GroupRunnerIT {
     try (KafkaStateLog holder = sharedLog(logTopic, "holder");
         KafkaStateLog noTakeOver = KafkaStateLog.builder(Map.of("bootstrap.servers", broker.bootstrapServers()),
             logTopic).ownerName("late").build()) {
-      holder.open("held-" + id + "." + input + "-0"); // the task's coordinator, held and never released
+      holder.open("held-" + id + "/" + input + "-0"); // the task's coordinator, held and never released
       GroupRunner<String, String> runner = GroupRunner.builder(consumerConfig("held-" + id), new StringDeserializer(),
               new StringDeserializer())
           .topics(input).stateLog(noTakeOver).tasks(copyTo(output)).build();

@@ -61,9 +61,12 @@ public final class RunningTask<K, V> {
     return partition.topic() + "-" + partition.partition();
   }
 
-  /** {@code <group>.<topic>-<partition>}. */
+  /**
+   * {@code <group>/<topic>-<partition>}: a topic name holds no {@code /}, so the last one
+   * separates the group from the task, and no two groups or topics share a coordinator.
+   */
   public static String coordinatorId(String group, TopicPartition partition) {
-    return group + "." + taskId(partition);
+    return group + "/" + taskId(partition);
   }
 
   /**

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 class GroupWorkersIT {
 
   static final int PARTITIONS = 6;
-  static final long RECORDS = 4_000;
+  static final long RECORDS = 3_000;
   static final int SESSION_TIMEOUT_MS = 6_000;
   private static final Duration WAIT = Duration.ofSeconds(90);
 
@@ -162,14 +162,14 @@ class GroupWorkersIT {
     }
   }
 
-  /** Orders 0 .. RECORDS - 1, keyed by id, about 100 a second, so that the workers run under load. */
+  /** Orders 0 .. RECORDS - 1, keyed by id, about 150 a second, so that the workers scale under load. */
   private static void produce(String bootstrap, String topic, AtomicLong produced) {
     try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(
         ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), new StringSerializer(), new StringSerializer())) {
       for (long i = 0; i < RECORDS; i++) {
         p.send(new ProducerRecord<>(topic, Long.toString(i), Orders.json(Orders.order(i))));
         produced.incrementAndGet();
-        if (i % 10 == 9) {
+        if (i % 15 == 14) {
           p.flush();
           Thread.sleep(100);
         }

@@ -157,9 +157,14 @@ class GroupRunnerIT {
       b.close();
       runB.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
+    assertExactlyOnce(output, 1200);
+  }
+
+  /** The output holds {@code count} distinct records, and no more: every input record once. */
+  private static void assertExactlyOnce(String output, int count) {
     List<String> values = ReadCommitted.values(broker.bootstrapServers(), output, WAIT);
-    assertEquals(1200, values.size(), "every input record once");
-    assertEquals(1200, new HashSet<>(values).size(), "none twice");
+    assertEquals(count, values.size(), "every input record once");
+    assertEquals(count, new HashSet<>(values).size(), "none twice");
   }
 
   private static int committedCount(String topic) {
@@ -201,9 +206,7 @@ class GroupRunnerIT {
       runner.close();
       running.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
-    List<String> values = ReadCommitted.values(broker.bootstrapServers(), output, WAIT);
-    assertEquals(300, values.size(), "every input record once");
-    assertEquals(300, new HashSet<>(values).size(), "none twice");
+    assertExactlyOnce(output, 300);
   }
 
   @Test
@@ -231,9 +234,7 @@ class GroupRunnerIT {
         running.get(WAIT.toSeconds(), TimeUnit.SECONDS);
       }
     }
-    List<String> values = ReadCommitted.values(broker.bootstrapServers(), output, WAIT);
-    assertEquals(300, values.size(), "every input record once");
-    assertEquals(300, new HashSet<>(values).size(), "none twice");
+    assertExactlyOnce(output, 300);
   }
 
   /**
@@ -275,9 +276,7 @@ class GroupRunnerIT {
     }
     assertEquals(1, slow.size(), "the task was made once: never handed over, lost or fenced by a rebalance");
     assertTrue(slow.get(0).commits.get() >= 2, "commits of a second each: " + slow.get(0).commits.get());
-    List<String> values = ReadCommitted.values(broker.bootstrapServers(), output, WAIT);
-    assertEquals(200, values.size());
-    assertEquals(200, new HashSet<>(values).size());
+    assertExactlyOnce(output, 200);
   }
 
   /**

@@ -35,39 +35,44 @@ public final class Demo {
   /** The demo's settings. */
   public record Options(
       Path dir, long records, int checkpointEvery, int partRecords, String crashAt, long seed,
-      Duration childTimeout) {
+      Duration childTimeout, int workers) {
 
     public static Options defaults() {
       return new Options(null, 200_000, 10_000, 5_000, null, System.nanoTime() & 0xffff,
-          Duration.ofMinutes(10));
+          Duration.ofMinutes(10), 0);
+    }
+
+    /** Group mode with {@code w} workers ({@link GroupDemo}); 0 for the one-job demo. */
+    public Options withWorkers(int w) {
+      return new Options(dir, records, checkpointEvery, partRecords, crashAt, seed, childTimeout, w);
     }
 
     public Options withDir(Path d) {
-      return new Options(d, records, checkpointEvery, partRecords, crashAt, seed, childTimeout);
+      return new Options(d, records, checkpointEvery, partRecords, crashAt, seed, childTimeout, workers);
     }
 
     public Options withRecords(long n) {
-      return new Options(dir, n, checkpointEvery, partRecords, crashAt, seed, childTimeout);
+      return new Options(dir, n, checkpointEvery, partRecords, crashAt, seed, childTimeout, workers);
     }
 
     public Options withCheckpointEvery(int k) {
-      return new Options(dir, records, k, partRecords, crashAt, seed, childTimeout);
+      return new Options(dir, records, k, partRecords, crashAt, seed, childTimeout, workers);
     }
 
     public Options withPartRecords(int p) {
-      return new Options(dir, records, checkpointEvery, p, crashAt, seed, childTimeout);
+      return new Options(dir, records, checkpointEvery, p, crashAt, seed, childTimeout, workers);
     }
 
     public Options withCrashAt(String c) {
-      return new Options(dir, records, checkpointEvery, partRecords, c, seed, childTimeout);
+      return new Options(dir, records, checkpointEvery, partRecords, c, seed, childTimeout, workers);
     }
 
     public Options withSeed(long s) {
-      return new Options(dir, records, checkpointEvery, partRecords, crashAt, s, childTimeout);
+      return new Options(dir, records, checkpointEvery, partRecords, crashAt, s, childTimeout, workers);
     }
 
     public Options withChildTimeout(Duration t) {
-      return new Options(dir, records, checkpointEvery, partRecords, crashAt, seed, t);
+      return new Options(dir, records, checkpointEvery, partRecords, crashAt, seed, t, workers);
     }
 
     void validate() {
@@ -82,6 +87,13 @@ public final class Demo {
       }
       if (childTimeout.isNegative() || childTimeout.isZero()) {
         throw new IllegalArgumentException("--child-timeout must be > 0, was " + childTimeout.toSeconds());
+      }
+      if (workers == 1 || workers < 0 || workers > 6) {
+        throw new IllegalArgumentException("--workers must be in [2, 6] (the input has 6 partitions), was " + workers);
+      }
+      if (workers > 0 && crashAt != null) {
+        throw new IllegalArgumentException("--crash-at does not go with --workers: in group mode a worker is killed "
+            + "once a third of the output is committed");
       }
     }
   }
@@ -134,7 +146,7 @@ public final class Demo {
   /** Runs the demo, printing to {@code out}. */
   public static Result run(Options options, PrintStream out) throws IOException, InterruptedException {
     options.validate();
-    return new Demo(options, out).run();
+    return options.workers() > 0 ? new GroupDemo(options, out).run() : new Demo(options, out).run();
   }
 
   private Result run() throws IOException, InterruptedException {

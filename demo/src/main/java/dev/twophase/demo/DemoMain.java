@@ -30,6 +30,9 @@ public final class DemoMain {
                                  DURING_COMPACTION
         --seed S                 seed for --crash-at random (default: printed, from the clock)
         --child-timeout SECONDS  kill a child JVM that runs longer (default 600)
+        --workers N              group mode: the orders in a topic of 6 partitions, read by N worker JVMs
+                                 (2 to 6) of one consumer group that write them to files and a topic; one
+                                 worker is killed with SIGKILL, the others take its tasks over
         --help                   this text\
       """;
 
@@ -97,6 +100,7 @@ public final class DemoMain {
         case "--crash-at" -> o = o.withCrashAt(value);
         case "--seed" -> o = o.withSeed(number(arg, value));
         case "--child-timeout" -> o = o.withChildTimeout(Duration.ofSeconds(number(arg, value)));
+        case "--workers" -> o = o.withWorkers(intNumber(arg, value));
         default -> throw new IllegalArgumentException("unknown option " + arg);
       }
     }

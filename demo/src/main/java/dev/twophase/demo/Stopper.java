@@ -2,6 +2,8 @@ package dev.twophase.demo;
 
 import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -19,6 +21,8 @@ final class Stopper implements AutoCloseable {
     T start() throws IOException;
   }
 
+  private final List<Process> workers = new ArrayList<>();
+
   Stopper() {
     Runtime.getRuntime().addShutdownHook(hook);
   }
@@ -35,6 +39,14 @@ final class Stopper implements AutoCloseable {
     return child;
   }
 
+  /** A worker JVM of the group mode; several may run at once. */
+  synchronized Process worker(Start<Process> start) throws IOException {
+    ensureRunning();
+    Process p = start.start();
+    workers.add(p);
+    return p;
+  }
+
   synchronized void childEnded() {
     child = null;
   }
@@ -47,6 +59,10 @@ final class Stopper implements AutoCloseable {
 
   private synchronized void stop() {
     stopped = true;
+    for (Process w : workers) {
+      w.destroyForcibly();
+    }
+    workers.clear();
     if (child != null) {
       child.destroyForcibly();
       try {

@@ -1,5 +1,6 @@
 package dev.twophase.demo;
 
+import dev.twophase.kafka.ConsumedOffsets;
 import dev.twophase.kafka.KafkaParticipant;
 import dev.twophase.kafka.RecordMapper;
 import dev.twophase.kafka.testbroker.ReadCommitted;
@@ -36,6 +37,18 @@ final class TopicSink {
 
   /** The participant: values to {@value #TOPIC}, no key. */
   static KafkaParticipant<Orders.Order> participant(String bootstrapServers) {
+    return builder(bootstrapServers).build();
+  }
+
+  /**
+   * The participant of a group worker's task: as {@link #participant(String)}, committing the
+   * task's input offsets with each transaction (KIP-447).
+   */
+  static KafkaParticipant<Orders.Order> participant(String bootstrapServers, ConsumedOffsets offsets) {
+    return builder(bootstrapServers).consumedOffsets(offsets).build();
+  }
+
+  private static KafkaParticipant.Builder<Orders.Order> builder(String bootstrapServers) {
     Serializer<Orders.Order> json = (topic, order) -> Orders.json(order).getBytes(StandardCharsets.UTF_8);
     return KafkaParticipant.<Orders.Order>builder(Map.of(
             ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
@@ -43,8 +56,7 @@ final class TopicSink {
             ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
             ProducerConfig.LINGER_MS_CONFIG, 20))
         .records(RecordMapper.toTopic(TOPIC, json))
-        .transactionalIdPrefix(TRANSACTIONAL_ID_PREFIX)
-        .build();
+        .transactionalIdPrefix(TRANSACTIONAL_ID_PREFIX);
   }
 
   /** What the topic holds now: records visible to read_committed readers, transactions still open. */

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -86,6 +87,39 @@ class DemoIT {
     for (Demo.ChildRun child : children) {
       assertTrue(ProcessHandle.allProcesses().noneMatch(p -> p.pid() == child.pid() && p.isAlive()), text);
     }
+    assertEquals(List.of(), threadsLeft(threadsBefore));
+  }
+
+  /**
+   * The group mode, as {@code java -jar twophase-demo.jar --workers 3} runs it: three worker JVMs of
+   * one consumer group, one killed with SIGKILL once a third of the output is committed, the others
+   * taking its tasks over; then the independent check of the files and the topic.
+   */
+  @Test
+  void groupModeKillsAWorkerAndEveryRecordArrivesOnce() throws Exception {
+    Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(new Tee(captured, System.out), true, StandardCharsets.UTF_8);
+    Demo.Options options = Demo.Options.defaults()
+        .withDir(dir.resolve("group"))
+        .withRecords(RECORDS)
+        .withPartRecords(400)
+        .withWorkers(3)
+        .withChildTimeout(Duration.ofMinutes(2));
+
+    Demo.Result result = Demo.run(options, out);
+    String text = captured.toString(StandardCharsets.UTF_8);
+
+    assertTrue(text.contains("is killed with SIGKILL; the others take its tasks over"), text);
+    assertTrue(result.ok(), text);
+    assertTrue(text.contains("exactly-once: OK"), text);
+    assertEquals(List.of(DemoJob.ORDERS, DemoJob.TOPIC), result.checks().stream().map(SinkCheck::sink).toList(), text);
+    for (SinkCheck check : result.checks()) {
+      assertEquals(RECORDS, check.records(), check.sink() + "\n" + text);
+      assertEquals(RECORDS, check.distinct(), check.sink() + "\n" + text);
+      assertEquals(0, check.left(), check.sink() + " " + check.leftKind() + "\n" + text);
+    }
+    assertTrue(Files.notExists(result.workDir().resolve("kafka")), text);
     assertEquals(List.of(), threadsLeft(threadsBefore));
   }
 

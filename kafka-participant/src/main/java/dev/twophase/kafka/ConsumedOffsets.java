@@ -4,6 +4,7 @@ import dev.twophase.annotation.PublicEvolving;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -27,22 +28,35 @@ import org.apache.kafka.common.TopicPartition;
  * clear this with {@link #forget}.
  *
  * <p>Threads: the application thread only, the consumer's thread (Kafka consumers are not
- * thread-safe); the participant reads it in {@code preCommit}, which runs on that thread at a
- * record boundary.
+ * thread-safe), or, made {@link #of(Supplier) from a supplier of group metadata}, the thread that
+ * processes the records; the participant reads it in {@code preCommit}, which runs on that thread
+ * at a record boundary.
  */
 @PublicEvolving
 public final class ConsumedOffsets {
 
-  private final Consumer<?, ?> consumer;
+  private final Supplier<ConsumerGroupMetadata> groupMetadata;
   private final Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
 
-  private ConsumedOffsets(Consumer<?, ?> consumer) {
-    this.consumer = Objects.requireNonNull(consumer, "consumer");
+  private ConsumedOffsets(Supplier<ConsumerGroupMetadata> groupMetadata) {
+    this.groupMetadata = groupMetadata;
   }
 
   /** The offsets of input consumed by {@code consumer}, committed to its group. */
   public static ConsumedOffsets of(Consumer<?, ?> consumer) {
-    return new ConsumedOffsets(consumer);
+    Objects.requireNonNull(consumer, "consumer");
+    return new ConsumedOffsets(consumer::groupMetadata);
+  }
+
+  /**
+   * The offsets of input consumed by a consumer that another thread polls: {@code groupMetadata}
+   * gives that consumer's group metadata as of its last poll, without calling the consumer (a
+   * Kafka consumer refuses calls from a second thread while one is under way). The poller must
+   * keep it up to date after every poll, and no checkpoint may run while the consumer is
+   * rebalancing ({@code dev.twophase.kafka.group.GroupRunner} does both).
+   */
+  public static ConsumedOffsets of(Supplier<ConsumerGroupMetadata> groupMetadata) {
+    return new ConsumedOffsets(Objects.requireNonNull(groupMetadata, "groupMetadata"));
   }
 
   /** The application wrote the outputs of {@code record}: its offset + 1 goes into the next commit. */
@@ -72,6 +86,6 @@ public final class ConsumedOffsets {
 
   /** The consumer's group metadata now (generation and member id), which fences zombies. */
   public ConsumerGroupMetadata groupMetadata() {
-    return consumer.groupMetadata();
+    return groupMetadata.get();
   }
 }

@@ -6,6 +6,7 @@ import dev.twophase.StateLog;
 import dev.twophase.TwoPhaseException;
 import dev.twophase.annotation.PublicEvolving;
 import dev.twophase.kafka.internal.group.RebalanceGate;
+import dev.twophase.kafka.internal.group.TaskThreads;
 import dev.twophase.kafka.internal.group.Tasks;
 import java.time.Duration;
 import java.util.Collection;
@@ -60,10 +61,13 @@ import org.slf4j.LoggerFactory;
  *       runner closes its tasks without deciding anything and joins the group again.
  * </ul>
  *
- * <h2>Polling</h2>
- * Everything runs on the thread that calls {@link #run()}: polling, processing, checkpoints and
- * rebalances, as a Kafka consumer requires. Commits run on each coordinator's committer thread, so
- * a slow commit never holds up polling: a task whose coordinator has {@link
+ * <h2>Threads and polling</h2>
+ * The thread that calls {@link #run()} polls, rebalances and seeks, as a Kafka consumer requires.
+ * The tasks process their records and take their checkpoints on task threads ({@link
+ * Builder#taskThreads}), each task on one of them for its life, so that the tasks of one process
+ * checkpoint at the same time; the polling thread hands each task its records of a poll and waits
+ * for all of them before it polls again. Commits run on each coordinator's committer thread, so a
+ * slow commit never holds up polling: a task whose coordinator has {@link
  * CoordinatorConfig#maxPendingCheckpoints()} checkpoints awaiting their commits has its partition
  * paused until they complete, and the runner polls on, within {@code max.poll.interval.ms}.
  *
@@ -101,6 +105,7 @@ public final class GroupRunner<K, V> implements AutoCloseable {
   private final Duration handOverTimeout;
   private final Duration closeTimeout;
   private final boolean leaveGroupOnClose;
+  private final int taskThreads;
 
   private final RebalanceGate gate = new RebalanceGate();
   private final AtomicBoolean started = new AtomicBoolean();
@@ -123,6 +128,7 @@ public final class GroupRunner<K, V> implements AutoCloseable {
     this.handOverTimeout = b.handOverTimeout;
     this.closeTimeout = b.closeTimeout;
     this.leaveGroupOnClose = b.leaveGroupOnClose;
+    this.taskThreads = b.taskThreads;
   }
 
   /**
@@ -162,7 +168,8 @@ public final class GroupRunner<K, V> implements AutoCloseable {
       throw e;
     }
     consumer = c;
-    Tasks<K, V> t = new Tasks<>(group, c, log, coordinatorConfig, factory, handOverTimeout, gate);
+    TaskThreads threads = new TaskThreads(group, taskThreads);
+    Tasks<K, V> t = new Tasks<>(group, c, log, coordinatorConfig, factory, handOverTimeout, gate, threads);
     tasks = t;
     boolean clean = false;
     try {
@@ -184,6 +191,7 @@ public final class GroupRunner<K, V> implements AutoCloseable {
       } catch (RuntimeException e) {
         LOG.warn("group runner of group '{}': closing the consumer failed", group, e);
       } finally {
+        threads.close();
         stopped.countDown();
       }
       LOG.info("group runner of group '{}' stopped{}", group, clean ? "" : " after a failure");
@@ -193,8 +201,7 @@ public final class GroupRunner<K, V> implements AutoCloseable {
   private void pollOnce(KafkaConsumer<K, V> c, Tasks<K, V> t) {
     try {
       ConsumerRecords<K, V> records = c.poll(pollTimeout);
-      t.process(records);
-      t.checkpointDue();
+      t.run(records);
     } catch (WakeupException e) {
       if (!closing) {
         throw e;
@@ -266,6 +273,7 @@ public final class GroupRunner<K, V> implements AutoCloseable {
     private Duration handOverTimeout = Duration.ofSeconds(30);
     private Duration closeTimeout = Duration.ofSeconds(60);
     private boolean leaveGroupOnClose = true;
+    private int taskThreads = 4;
 
     private Builder(Map<String, ?> consumerConfig, Deserializer<K> keys, Deserializer<V> values) {
       this.consumerConfig = new HashMap<>(Objects.requireNonNull(consumerConfig, "consumerConfig"));
@@ -342,6 +350,21 @@ public final class GroupRunner<K, V> implements AutoCloseable {
      */
     public Builder<K, V> leaveGroupOnClose(boolean leave) {
       this.leaveGroupOnClose = leave;
+      return this;
+    }
+
+    /**
+     * How many threads the tasks of this process process and checkpoint on; default 4. Each task
+     * runs on one of them for its life, the least loaded when it starts, and the tasks of
+     * different threads checkpoint at the same time: a checkpoint mostly waits for its resources
+     * (a flush, input offsets, the state log's append), so more threads than cores pay off. The
+     * polling thread waits for every task's share of a poll before it polls again.
+     */
+    public Builder<K, V> taskThreads(int threads) {
+      if (threads < 1) {
+        throw new IllegalArgumentException("taskThreads must be at least 1, was " + threads);
+      }
+      this.taskThreads = threads;
       return this;
     }
 

@@ -10,7 +10,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * the same checkpoint, so the outputs of the records before a decided checkpoint become visible
  * exactly once, in every participant, and the task resumes after them.
  *
- * <p>Called on the runner's thread, in input order. A processor that throws fails the runner
+ * <p>Called on one of the runner's task threads, the same for the task's whole life, in input
+ * order; the tasks of one process run at the same time, so what several tasks' processors share
+ * must be thread-safe. A processor that throws fails the runner
  * ({@link GroupRunner#run()} throws): the record's checkpoint is never decided, and the next
  * owner of the task reads the record again.
  *

@@ -16,7 +16,9 @@ import dev.twophase.kafka.group.RecordProcessor;
 import dev.twophase.kafka.group.TaskFactory;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -28,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * whoever claims the coordinator next (this process after a failed checkpoint, or another after a
  * rebalance or a crash) seeks to where the last decided checkpoint ends.
  *
- * <p>Threads: the runner's thread only, the consumer's (the task seeks the consumer when its
- * coordinator restores a position).
+ * <p>Threads: it is opened on the runner's polling thread (its coordinator's recovery seeks the
+ * consumer there); from then on it processes, checkpoints and closes on its task thread ({@link
+ * TaskThreads}), while the polling thread waits. A position restored there after a failed
+ * checkpoint is left for the polling thread to seek to ({@link #seekIfRewound}).
  */
 @Internal
 public final class RunningTask<K, V> {
@@ -42,18 +46,23 @@ public final class RunningTask<K, V> {
   private final Consumer<K, V> consumer;
   private final ConsumedOffsets offsets;
   private final int maxPending;
+  private final int thread;
   private RecordProcessor<K, V> processor;
   private Coordinator coordinator;
   /** The next input offset to process. */
   private long position;
+  /** Where the consumer must seek to, after a failed checkpoint rewound the task; -1 if nowhere. */
+  private volatile long rewoundTo = -1;
 
-  private RunningTask(String group, TopicPartition partition, Consumer<K, V> consumer, int maxPending) {
+  private RunningTask(String group, TopicPartition partition, Consumer<K, V> consumer,
+      Supplier<ConsumerGroupMetadata> groupMetadata, int maxPending, int thread) {
     this.group = group;
     this.partition = partition;
     this.taskId = taskId(partition);
     this.consumer = consumer;
-    this.offsets = ConsumedOffsets.of(consumer);
+    this.offsets = ConsumedOffsets.of(groupMetadata);
     this.maxPending = maxPending;
+    this.thread = thread;
   }
 
   /** {@code <topic>-<partition>}. */
@@ -78,8 +87,10 @@ public final class RunningTask<K, V> {
    *     recovered; everything the task had opened is closed again
    */
   public static <K, V> RunningTask<K, V> open(String group, TopicPartition partition, Consumer<K, V> consumer,
-      StateLog log, CoordinatorConfig config, TaskFactory<K, V> factory) {
-    RunningTask<K, V> task = new RunningTask<>(group, partition, consumer, config.maxPendingCheckpoints());
+      Supplier<ConsumerGroupMetadata> groupMetadata, int thread, StateLog log, CoordinatorConfig config,
+      TaskFactory<K, V> factory) {
+    RunningTask<K, V> task = new RunningTask<>(group, partition, consumer, groupMetadata,
+        config.maxPendingCheckpoints(), thread);
     String coordinatorId = coordinatorId(group, partition);
     TaskSetupImpl setup = new TaskSetupImpl(task.taskId, coordinatorId, partition, task.offsets);
     try {
@@ -127,13 +138,32 @@ public final class RunningTask<K, V> {
   private void restoreAfterFailedCheckpoint(TaskPosition p, long checkpointId) {
     LOG.warn("task {}: a checkpoint failed and was aborted; replaying from offset {} (decided checkpoint {})",
         taskId, p.next(), checkpointId);
-    seek(p.next());
+    position = p.next();
+    offsets.forget(List.of(partition));
+    rewoundTo = p.next(); // the polling thread seeks: the consumer is not this thread's
   }
 
   private void seek(long next) {
     position = next;
     consumer.seek(partition, next);
     offsets.forget(List.of(partition));
+  }
+
+  /**
+   * Seeks the consumer to where a failed checkpoint rewound the task, if one did. The polling
+   * thread, after the task's share of a poll.
+   */
+  public void seekIfRewound() {
+    long to = rewoundTo;
+    if (to >= 0) {
+      rewoundTo = -1;
+      consumer.seek(partition, to);
+    }
+  }
+
+  /** The index of the task thread this task runs on. */
+  public int thread() {
+    return thread;
   }
 
   public String taskId() {

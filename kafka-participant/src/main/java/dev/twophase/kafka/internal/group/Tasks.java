@@ -7,14 +7,18 @@ import dev.twophase.TwoPhaseException;
 import dev.twophase.annotation.Internal;
 import dev.twophase.kafka.group.TaskFactory;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.Callable;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -29,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * only the partitions that move are revoked, and the other tasks go on); a lost one closes
  * without deciding anything.
  *
- * <p>Threads: the runner's thread only (the consumer calls the listener inside {@code poll}).
+ * <p>Threads: the runner's polling thread calls everything here (the consumer calls the listener
+ * inside {@code poll}); the tasks process, checkpoint and close on their {@link TaskThreads},
+ * while the polling thread waits for them.
  */
 @Internal
 public final class Tasks<K, V> implements ConsumerRebalanceListener {
@@ -43,15 +49,18 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
   private final TaskFactory<K, V> factory;
   private final Duration handOverTimeout;
   private final RebalanceGate gate;
+  private final TaskThreads threads;
   private final Map<TopicPartition, RunningTask<K, V>> running = new LinkedHashMap<>();
   private final Set<TopicPartition> paused = new HashSet<>();
+  /** The consumer's group metadata as of its last poll, for the tasks' KIP-447 offsets. */
+  private volatile ConsumerGroupMetadata groupMetadata;
   /** The ids of the running tasks, for other threads. */
   private volatile Set<String> ids = Set.of();
   /** The failure of a task opened inside a rebalance, which the consumer wraps; rethrown as it is. */
   private TwoPhaseException openFailure;
 
   public Tasks(String group, Consumer<K, V> consumer, StateLog log, CoordinatorConfig config,
-      TaskFactory<K, V> factory, Duration handOverTimeout, RebalanceGate gate) {
+      TaskFactory<K, V> factory, Duration handOverTimeout, RebalanceGate gate, TaskThreads threads) {
     this.group = group;
     this.consumer = consumer;
     this.log = log;
@@ -59,17 +68,21 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
     this.factory = factory;
     this.handOverTimeout = handOverTimeout;
     this.gate = gate;
+    this.threads = threads;
   }
 
   @Override
   public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+    groupMetadata = consumer.groupMetadata();
     for (TopicPartition p : partitions) {
       if (running.containsKey(p)) {
         continue;
       }
+      int thread = threads.bind();
       try {
-        running.put(p, RunningTask.open(group, p, consumer, log, config, factory));
+        running.put(p, RunningTask.open(group, p, consumer, () -> groupMetadata, thread, log, config, factory));
       } catch (TwoPhaseException e) {
+        threads.unbind(thread);
         openFailure = e;
         throw e;
       } finally {
@@ -83,7 +96,7 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
     for (TopicPartition p : partitions) {
       RunningTask<K, V> task = remove(p);
       if (task != null) {
-        task.closeCleanly(handOverTimeout);
+        onItsThread(task, () -> task.closeCleanly(handOverTimeout));
       }
     }
   }
@@ -95,8 +108,22 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
       if (task != null) {
         LOG.warn("task {} was lost (this process dropped out of group '{}'): closed without a last checkpoint; "
             + "its next owner recovers it", task.taskId(), group);
-        task.closeAbandoned();
+        onItsThread(task, task::closeAbandoned);
       }
+    }
+  }
+
+  /** Runs a task's last step on its thread; a failure is logged (the task is gone either way). */
+  private void onItsThread(RunningTask<K, V> task, Runnable step) {
+    try {
+      threads.run(task.thread(), () -> {
+        step.run();
+        return null;
+      });
+    } catch (Exception e) {
+      LOG.warn("task {}: closing it failed", task.taskId(), e);
+    } finally {
+      threads.unbind(task.thread());
     }
   }
 
@@ -128,43 +155,78 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
     return e;
   }
 
-  /** Hands each record to its partition's task, in order. */
-  public void process(ConsumerRecords<K, V> records) throws Exception {
+  /**
+   * One poll's work: each task processes its records of {@code records}, in order, and takes a
+   * checkpoint if one is due, all tasks at once on their threads; then the consumer seeks where a
+   * failed checkpoint rewound a task. No checkpoint while a rebalance is under way ({@link
+   * RebalanceGate}); a task with as many checkpoints awaiting their commits as allowed has its
+   * partition paused until it has room, so that polling never blocks.
+   *
+   * @throws Exception the first task's failure (a record processor's, or a coordinator's that
+   *     cannot go on), after every task's share ended
+   */
+  public void run(ConsumerRecords<K, V> records) throws Exception {
+    groupMetadata = consumer.groupMetadata();
     for (TopicPartition p : records.partitions()) {
-      RunningTask<K, V> task = running.get(p);
-      if (task == null) {
+      if (!running.containsKey(p)) {
         throw new FatalTwoPhaseException("the consumer returned records of " + p + ", which has no task in "
             + "group '" + group + "' (a bug: every assigned partition has one)");
       }
-      List<ConsumerRecord<K, V>> batch = records.records(p);
-      for (ConsumerRecord<K, V> record : batch) {
-        task.process(record);
+    }
+    boolean checkpoints = !gate.rebalancing();
+    List<List<Callable<Void>>> shares = new ArrayList<>(Collections.nCopies(threads.count(), null));
+    for (RunningTask<K, V> task : running.values()) {
+      boolean checkpoint = checkpoints && mayCheckpoint(task);
+      List<ConsumerRecord<K, V>> batch = records.records(task.partition());
+      if (batch.isEmpty() && !checkpoint) {
+        continue;
+      }
+      List<Callable<Void>> share = shares.get(task.thread());
+      if (share == null) {
+        share = new ArrayList<>();
+        shares.set(task.thread(), share);
+      }
+      share.add(() -> {
+        for (ConsumerRecord<K, V> record : batch) {
+          task.process(record);
+        }
+        if (checkpoint) {
+          task.maybeCheckpoint();
+        }
+        return null;
+      });
+    }
+    List<Callable<Void>> work = new ArrayList<>(shares.size());
+    for (List<Callable<Void>> share : shares) {
+      work.add(share == null ? null : () -> {
+        for (Callable<Void> step : share) {
+          step.call();
+        }
+        return null;
+      });
+    }
+    try {
+      threads.runAll(work);
+    } finally {
+      for (RunningTask<K, V> task : running.values()) {
+        task.seekIfRewound();
       }
     }
   }
 
-  /**
-   * Checkpoints every task that is due, and pauses the partitions of tasks that must wait for
-   * their commits (resuming them once they need not), so that polling never blocks. Nothing while
-   * a rebalance is under way ({@link RebalanceGate}).
-   */
-  public void checkpointDue() {
-    if (gate.rebalancing()) {
-      return;
-    }
-    for (RunningTask<K, V> task : running.values()) {
-      TopicPartition p = task.partition();
-      if (task.mustWaitForCommits()) {
-        if (paused.add(p)) {
-          consumer.pause(List.of(p));
-        }
-        continue;
+  /** Whether the task has room for a checkpoint; pauses its partition while it has none. */
+  private boolean mayCheckpoint(RunningTask<K, V> task) {
+    TopicPartition p = task.partition();
+    if (task.mustWaitForCommits()) {
+      if (paused.add(p)) {
+        consumer.pause(List.of(p));
       }
-      if (paused.remove(p)) {
-        consumer.resume(List.of(p));
-      }
-      task.maybeCheckpoint();
+      return false;
     }
+    if (paused.remove(p)) {
+      consumer.resume(List.of(p));
+    }
+    return true;
   }
 
   /** Hands every task over, as if revoked (a clean stop). */
@@ -176,11 +238,7 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
   public void closeAllAbandoned() {
     for (TopicPartition p : List.copyOf(running.keySet())) {
       RunningTask<K, V> task = remove(p);
-      try {
-        task.closeAbandoned();
-      } catch (RuntimeException e) {
-        LOG.warn("task {}: closing it failed", task.taskId(), e);
-      }
+      onItsThread(task, task::closeAbandoned);
     }
   }
 }

@@ -24,7 +24,8 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Creation is race-safe: a process that finds no id takes the exclusive transactional id
  * {@code <prefix>.<topic>/log-id} ({@code initTransactions()} fences any other process creating
  * it at the same time), reads partition 0 again, and writes the id in a transaction only if it is
- * still absent. A creator fenced by another reads the other's id. A topic that holds coordinator
+ * still absent. A creator fenced by another waits for the other's id (it never fences back, which
+ * would keep both from finishing). A topic that holds coordinator
  * records but no log id (the record was deleted, or the topic is a copy without it) is reported,
  * never given a new id.
  */
@@ -75,8 +76,9 @@ final class LogIdStore {
           + "topic '" + topic + "'; open the log again", e);
     } catch (ExecutionException | java.util.concurrent.TimeoutException | KafkaException e) {
       if (Failures.isFenced(e)) {
-        // Another process created the id at the same time; it fenced this one.
-        String theirs = read(settings, admin, topic, partitions, timeout);
+        // Another process is creating the id at the same time (its initTransactions() fenced this
+        // one): wait for its commit rather than fence it back.
+        String theirs = awaitTheirs(settings, admin, topic, partitions, timeout);
         if (theirs != null) {
           return theirs;
         }
@@ -86,6 +88,27 @@ final class LogIdStore {
           + "broker answers (an id that did reach the topic is found then)", e);
     } finally {
       producer.close(Duration.ofSeconds(5));
+    }
+  }
+
+  /**
+   * The id another creator is writing, read again every 100 ms until it is there or {@code
+   * timeout} passed (the other creator died before its commit); null then.
+   */
+  private static String awaitTheirs(ClientSettings settings, Admin admin, String topic, int partitions,
+      Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      String theirs = read(settings, admin, topic, partitions, timeout);
+      if (theirs != null || System.nanoTime() > deadline) {
+        return theirs;
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return null;
+      }
     }
   }
 

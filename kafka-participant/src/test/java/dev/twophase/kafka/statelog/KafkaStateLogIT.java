@@ -10,18 +10,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.twophase.CoordinatorHeldException;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FencedException;
-import dev.twophase.StateLog;
 import dev.twophase.StateLog.CoordinatorLog;
+import dev.twophase.StateLog;
 import dev.twophase.StateLogCorruptedException;
 import dev.twophase.kafka.KafkaStateLog;
 import dev.twophase.kafka.internal.statelog.StateLogDamage;
 import dev.twophase.kafka.testbroker.KafkaTestBroker;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -87,6 +92,35 @@ class KafkaStateLogIT {
       assertEquals(logId, c.logId());
       assertNull(log.open("c-2").lastState());
     }
+  }
+
+  /**
+   * Processes that open a new log at the same moment (the workers of a group starting together)
+   * all get its one log id: a creator fenced by another waits for the other's id.
+   */
+  @Test
+  void processesOpeningANewLogAtOnceAllGetItsOneLogId() throws Exception {
+    int processes = 4;
+    CyclicBarrier start = new CyclicBarrier(processes);
+    List<CompletableFuture<String>> opened = new ArrayList<>();
+    for (int i = 0; i < processes; i++) {
+      String owner = "worker-" + i;
+      opened.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          start.await();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        try (KafkaStateLog log = builder(owner).build()) {
+          return log.logId();
+        }
+      }));
+    }
+    Set<String> ids = new HashSet<>();
+    for (CompletableFuture<String> f : opened) {
+      ids.add(f.get(60, TimeUnit.SECONDS));
+    }
+    assertEquals(1, ids.size(), "one log id for all: " + ids);
   }
 
   @Test

@@ -192,6 +192,33 @@ class CoordinatorTest {
   }
 
   @Test
+  void aFatalFailureAfterTheNextTransactionsBeganAbortsThemToo() {
+    InMemoryParticipant<String> k = participant(kafka);
+    boolean[] failSnapshot = {false};
+    Coordinator c = Coordinator.builder("job", log)
+        .config(CoordinatorConfig.custom().clock(clock).ticker(clock).build())
+        .participant("kafka", k)
+        .applicationState(ApplicationState.of(Codecs.json(Long.class), id -> {
+          if (failSnapshot[0]) {
+            throw new FatalTwoPhaseException("the application cannot say where it is");
+          }
+          return position.get();
+        }, (p, id) -> position.set(p)))
+        .build();
+    toClose.add(c);
+    c.output(k).write("r1");
+    c.checkpoint().awaitCommitted(WAIT);
+    c.output(k).write("r2");
+    failSnapshot[0] = true; // fails after the pre-commits and after the next transactions began
+    assertThrows(FatalTwoPhaseException.class, c::checkpoint);
+    assertEquals(CoordinatorState.FAILED, c.state());
+    assertTrue(kafka.history().contains("abort " + kafkaTxn(1, 1)), "the pre-committed r2: " + kafka.history());
+    assertTrue(kafka.history().contains("abort " + kafkaTxn(1, 2)), "the next transaction: " + kafka.history());
+    assertEquals(Set.of(), kafka.openTransactions());
+    assertEquals(List.of("r1"), kafka.committedRecords());
+  }
+
+  @Test
   void anOwnerFencedAtItsAppendAbortsTheCheckpointItCouldNotDecide() {
     InMemoryParticipant<String> k = participant(kafka);
     Coordinator zombie = start(CoordinatorConfig.custom(), k);

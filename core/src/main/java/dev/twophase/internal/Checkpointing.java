@@ -288,9 +288,13 @@ public final class Checkpointing {
           + "participant", core.coordinatorId, id, what, participant == null ? "" : " in participant '" + participant
           + "'", cause);
       core.abortQuietly(prepared);
-      for (Member<Object, Object> member : core.members) {
-        if (member.current() != null && prepared.handles[member.index()] == null) {
-          member.abortQuietly(member.current(), id);
+      if (nextBegun) {
+        core.abortCurrentQuietly(); // the transactions begun for the next checkpoint
+      } else {
+        for (Member<Object, Object> member : core.members) {
+          if (member.current() != null && prepared.handles[member.index()] == null) {
+            member.abortQuietly(member.current(), id);
+          }
         }
       }
       core.clearCurrent();

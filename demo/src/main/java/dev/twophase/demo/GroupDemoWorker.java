@@ -28,10 +28,34 @@ public final class GroupDemoWorker {
   static final String GROUP = "orders-app";
   static final String INPUT = "orders-in";
   static final String STATE = "orders-state";
-  static final String TASKS = "tasks: ";
+  public static final String TASKS = "tasks: ";
   static final String STOPPED = "handed over and left the group";
 
   private GroupDemoWorker() {}
+
+  /**
+   * Prints {@value #TASKS} and the runner's task ids, sorted, whenever they change, from a daemon
+   * thread that looks every 100 ms: how a parent process follows which tasks a worker runs.
+   */
+  public static void printTasksWhenTheyChange(GroupRunner<?, ?> runner, PrintStream out) {
+    Thread watch = new Thread(() -> {
+      Set<String> last = null;
+      while (true) {
+        Set<String> now = runner.taskIds();
+        if (!now.equals(last)) {
+          out.println(TASKS + now.stream().sorted().toList());
+          last = now;
+        }
+        try {
+          Thread.sleep(100);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }, "worker-tasks");
+    watch.setDaemon(true);
+    watch.start();
+  }
 
   public static void main(String[] args) {
     PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -73,23 +97,7 @@ public final class GroupDemoWorker {
       log.close();
       out.println(STOPPED);
     }, "worker-stop"));
-    Thread watch = new Thread(() -> {
-      Set<String> last = null;
-      while (true) {
-        Set<String> now = runner.taskIds();
-        if (!now.equals(last)) {
-          out.println(TASKS + now.stream().sorted().toList());
-          last = now;
-        }
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }, "worker-tasks");
-    watch.setDaemon(true);
-    watch.start();
+    printTasksWhenTheyChange(runner, out);
     try {
       runner.run();
     } catch (RuntimeException | Error e) {

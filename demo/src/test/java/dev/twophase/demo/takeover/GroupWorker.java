@@ -2,6 +2,7 @@ package dev.twophase.demo.takeover;
 
 import dev.twophase.CoordinatorConfig;
 import dev.twophase.Output;
+import dev.twophase.demo.GroupDemoWorker;
 import dev.twophase.demo.Orders;
 import dev.twophase.file.FileParticipant;
 import dev.twophase.file.RecordEncoders;
@@ -16,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.Serializer;
@@ -36,7 +36,7 @@ import org.postgresql.ds.PGSimpleDataSource;
  */
 public final class GroupWorker {
 
-  static final String TASKS = "tasks: ";
+  static final String TASKS = GroupDemoWorker.TASKS;
   static final String STOPPED = "stopped";
 
   private GroupWorker() {}
@@ -95,23 +95,7 @@ public final class GroupWorker {
       log.close();
       out.println(STOPPED);
     }, "worker-stop"));
-    Thread watch = new Thread(() -> {
-      Set<String> last = null;
-      while (true) {
-        Set<String> now = runner.taskIds();
-        if (!now.equals(last)) {
-          out.println(TASKS + now.stream().sorted().toList());
-          last = now;
-        }
-        try {
-          Thread.sleep(100);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }, "worker-tasks");
-    watch.setDaemon(true);
-    watch.start();
+    GroupDemoWorker.printTasksWhenTheyChange(runner, out);
     out.println("start: worker " + a.get("name") + ", pid " + ProcessHandle.current().pid());
     try {
       runner.run();

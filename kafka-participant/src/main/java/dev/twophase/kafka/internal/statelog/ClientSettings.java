@@ -28,6 +28,9 @@ public final class ClientSettings {
   /** The log's default {@code transaction.timeout.ms}: its transactions are one append each. */
   static final int DEFAULT_TRANSACTION_TIMEOUT_MS = 20_000;
 
+  /** A reader's {@code fetch.max.wait.ms}: see {@link #consumer}. */
+  static final int READER_FETCH_MAX_WAIT_MS = 20;
+
   private static final Set<String> ALL_NAMES = new HashSet<>();
   /** Numbers the clients of this JVM, so that two never share a client id (and its metrics). */
   private static final AtomicLong CLIENTS = new AtomicLong();
@@ -116,9 +119,16 @@ public final class ClientSettings {
     return m;
   }
 
-  /** The configuration of a consumer that reads partitions it is assigned, at {@code isolation}. */
+  /**
+   * The configuration of a consumer that reads partitions it is assigned, at {@code isolation}.
+   * Such a consumer reads to an end it knows and never waits for new records, so the broker need
+   * not hold its fetches back for data ({@code fetch.max.wait.ms}, {@value #READER_FETCH_MAX_WAIT_MS}
+   * unless the properties set it): at the broker's default of 500 ms, the fetch that the consumer
+   * sends ahead at the end delays its {@code close()} by that long, and a claim by twice that.
+   */
   Map<String, Object> consumer(IsolationLevel isolation, String purpose) {
     Map<String, Object> m = only(ConsumerConfig.configNames());
+    m.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, READER_FETCH_MAX_WAIT_MS);
     m.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString().toLowerCase(Locale.ROOT));
     m.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     m.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");

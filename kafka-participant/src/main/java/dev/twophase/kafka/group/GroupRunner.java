@@ -1,6 +1,8 @@
 package dev.twophase.kafka.group;
 
+import dev.twophase.Coordinator;
 import dev.twophase.CoordinatorConfig;
+import dev.twophase.CoordinatorListener;
 import dev.twophase.FencedException;
 import dev.twophase.StateLog;
 import dev.twophase.TwoPhaseException;
@@ -101,6 +103,8 @@ public final class GroupRunner<K, V> implements AutoCloseable {
   private final StateLog log;
   private final TaskFactory<K, V> factory;
   private final CoordinatorConfig coordinatorConfig;
+  /** Every task coordinator's listener, or null. */
+  private final CoordinatorListener listener;
   private final Duration pollTimeout;
   private final Duration handOverTimeout;
   private final Duration closeTimeout;
@@ -124,6 +128,7 @@ public final class GroupRunner<K, V> implements AutoCloseable {
     this.log = b.log;
     this.factory = b.factory;
     this.coordinatorConfig = b.coordinatorConfig;
+    this.listener = b.listener;
     this.pollTimeout = b.pollTimeout;
     this.handOverTimeout = b.handOverTimeout;
     this.closeTimeout = b.closeTimeout;
@@ -138,8 +143,12 @@ public final class GroupRunner<K, V> implements AutoCloseable {
    *     group.id} at least. The runner sets {@code enable.auto.commit=false} and {@code
    *     isolation.level=read_committed} (and refuses the opposite), and joins with the classic
    *     group protocol and its own cooperative sticky assignor (and refuses another protocol or
-   *     assignor).
-   *     {@code group.instance.id} (static membership) is supported.
+   *     assignor). Unless set, {@code heartbeat.interval.ms} is the checkpoint interval, within
+   *     100 ms and 3 s and at most a third of {@code session.timeout.ms}: while a rebalance is
+   *     under way every task of a member holds its checkpoints back, from the moment the member
+   *     rejoins until the last member has (which each learns from its next heartbeat), so the
+   *     heartbeat interval bounds the stall that a task moving elsewhere causes the tasks that
+   *     stay. {@code group.instance.id} (static membership) is supported.
    */
   public static <K, V> Builder<K, V> builder(Map<String, ?> consumerConfig, Deserializer<K> keys,
       Deserializer<V> values) {
@@ -169,7 +178,8 @@ public final class GroupRunner<K, V> implements AutoCloseable {
     }
     consumer = c;
     TaskThreads threads = new TaskThreads(group, taskThreads);
-    Tasks<K, V> t = new Tasks<>(group, c, log, coordinatorConfig, factory, handOverTimeout, gate, threads);
+    Tasks<K, V> t = new Tasks<>(group, c, log, coordinatorConfig, listener, factory, handOverTimeout, gate,
+        threads);
     tasks = t;
     boolean clean = false;
     try {
@@ -274,6 +284,7 @@ public final class GroupRunner<K, V> implements AutoCloseable {
     private Duration closeTimeout = Duration.ofSeconds(60);
     private boolean leaveGroupOnClose = true;
     private int taskThreads = 4;
+    private CoordinatorListener listener;
 
     private Builder(Map<String, ?> consumerConfig, Deserializer<K> keys, Deserializer<V> values) {
       this.consumerConfig = new HashMap<>(Objects.requireNonNull(consumerConfig, "consumerConfig"));
@@ -318,6 +329,17 @@ public final class GroupRunner<K, V> implements AutoCloseable {
      */
     public Builder<K, V> coordinatorConfig(CoordinatorConfig config) {
       this.coordinatorConfig = Objects.requireNonNull(config, "config");
+      return this;
+    }
+
+    /**
+     * Tells {@code listener} of every task's checkpoints, commits and recovery, as {@link
+     * Coordinator.Builder#listener} does for one coordinator; the coordinator id in each call names
+     * the task ({@code <group.id>/<topic>-<partition>}). Called from the task threads and the
+     * committers: keep it fast. Default: none.
+     */
+    public Builder<K, V> listener(CoordinatorListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }
 
@@ -412,6 +434,7 @@ public final class GroupRunner<K, V> implements AutoCloseable {
             + "back while a rebalance is under way; remove the setting");
       }
       consumerConfig.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RebalanceGate.Assignor.class.getName());
+      consumerConfig.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, defaultHeartbeatMs());
       long maxPoll = Long.parseLong(String.valueOf(
           consumerConfig.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "300000")));
       if (handOverTimeout.toMillis() >= maxPoll) {
@@ -419,6 +442,14 @@ public final class GroupRunner<K, V> implements AutoCloseable {
             + "max.poll.interval.ms (" + maxPoll + " ms): a rebalance waits for it inside poll");
       }
       return new GroupRunner<>(this);
+    }
+
+    /** The checkpoint interval, within 100 ms and 3 s (Kafka's default) and at most a third of the session timeout. */
+    private int defaultHeartbeatMs() {
+      long interval = coordinatorConfig.checkpointInterval().map(Duration::toMillis).orElse(3_000L);
+      long session = Long.parseLong(String.valueOf(
+          consumerConfig.getOrDefault(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "45000")));
+      return (int) Math.min(Math.max(100, Math.min(interval, 3_000)), Math.max(1, session / 3));
     }
 
     private void require(String key, String value, String why) {

@@ -5,6 +5,7 @@ import dev.twophase.Checkpoint;
 import dev.twophase.CheckpointFailedException;
 import dev.twophase.Coordinator;
 import dev.twophase.CoordinatorConfig;
+import dev.twophase.CoordinatorListener;
 import dev.twophase.CoordinatorState;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.Participant;
@@ -88,7 +89,7 @@ public final class RunningTask<K, V> {
    */
   public static <K, V> RunningTask<K, V> open(String group, TopicPartition partition, Consumer<K, V> consumer,
       Supplier<ConsumerGroupMetadata> groupMetadata, int thread, StateLog log, CoordinatorConfig config,
-      TaskFactory<K, V> factory) {
+      CoordinatorListener listener, TaskFactory<K, V> factory) {
     RunningTask<K, V> task = new RunningTask<>(group, partition, consumer, groupMetadata,
         config.maxPendingCheckpoints(), thread);
     String coordinatorId = coordinatorId(group, partition);
@@ -113,6 +114,9 @@ public final class RunningTask<K, V> {
         .applicationState(ApplicationState.of(TaskPosition.codec(), task::snapshot, task::restore,
             task::restoreAfterFailedCheckpoint));
     setup.participants().forEach(builder::participant);
+    if (listener != null) {
+      builder.listener(listener);
+    }
     task.coordinator = builder.build(); // closes the participants if it fails
     setup.bind(task.coordinator);
     LOG.info("task {} of group '{}' runs: coordinator '{}', owner epoch {}, last decided checkpoint {}, "

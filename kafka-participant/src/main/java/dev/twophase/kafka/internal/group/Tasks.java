@@ -1,6 +1,7 @@
 package dev.twophase.kafka.internal.group;
 
 import dev.twophase.CoordinatorConfig;
+import dev.twophase.CoordinatorListener;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.StateLog;
 import dev.twophase.TwoPhaseException;
@@ -46,6 +47,7 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
   private final Consumer<K, V> consumer;
   private final StateLog log;
   private final CoordinatorConfig config;
+  private final CoordinatorListener listener;
   private final TaskFactory<K, V> factory;
   private final Duration handOverTimeout;
   private final RebalanceGate gate;
@@ -59,12 +61,15 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
   /** The failure of a task opened inside a rebalance, which the consumer wraps; rethrown as it is. */
   private TwoPhaseException openFailure;
 
+  /** @param listener every task coordinator's listener, or null */
   public Tasks(String group, Consumer<K, V> consumer, StateLog log, CoordinatorConfig config,
-      TaskFactory<K, V> factory, Duration handOverTimeout, RebalanceGate gate, TaskThreads threads) {
+      CoordinatorListener listener, TaskFactory<K, V> factory, Duration handOverTimeout, RebalanceGate gate,
+      TaskThreads threads) {
     this.group = group;
     this.consumer = consumer;
     this.log = log;
     this.config = config;
+    this.listener = listener;
     this.factory = factory;
     this.handOverTimeout = handOverTimeout;
     this.gate = gate;
@@ -80,7 +85,8 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
       }
       int thread = threads.bind();
       try {
-        running.put(p, RunningTask.open(group, p, consumer, () -> groupMetadata, thread, log, config, factory));
+        running.put(p, RunningTask.open(group, p, consumer, () -> groupMetadata, thread, log, config, listener,
+            factory));
       } catch (TwoPhaseException e) {
         threads.unbind(thread);
         openFailure = e;

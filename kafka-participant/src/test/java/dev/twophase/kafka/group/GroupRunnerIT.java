@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.twophase.CoordinatorHeldException;
+import dev.twophase.CoordinatorListener;
 import dev.twophase.FatalTwoPhaseException;
 import dev.twophase.FileStateLog;
 import dev.twophase.Output;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -193,9 +195,17 @@ class GroupRunnerIT {
     produce(input, 0, 100);
     Map<String, Object> config = consumerConfig("grow-" + id);
     config.put(ConsumerConfig.METADATA_MAX_AGE_CONFIG, 500); // sees the new partitions soon
+    Set<String> committedBy = ConcurrentHashMap.newKeySet();
     try (KafkaStateLog log = sharedLog("runner-log-" + id, "A")) {
       GroupRunner<String, String> runner = GroupRunner.builder(config, new StringDeserializer(), new StringDeserializer())
-          .topics(input).stateLog(log).tasks(copyTo(output)).build();
+          .topics(input).stateLog(log).tasks(copyTo(output))
+          .listener(new CoordinatorListener() {
+            @Override
+            public void onCheckpointCommitted(String coordinatorId, long checkpointId, Duration sinceDecided) {
+              committedBy.add(coordinatorId);
+            }
+          })
+          .build();
       CompletableFuture<Void> running = start(runner);
       await(() -> runner.taskIds().size() == 2, "2 tasks");
       broker.admin().createPartitions(Map.of(input, NewPartitions.increaseTo(4))).all().get(30, TimeUnit.SECONDS);
@@ -207,6 +217,9 @@ class GroupRunnerIT {
       running.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
     assertExactlyOnce(output, 300);
+    String group = "grow-" + id;
+    assertEquals(Set.of(group + "/" + input + "-0", group + "/" + input + "-1", group + "/" + input + "-2",
+        group + "/" + input + "-3"), committedBy, "the runner's listener hears of every task's commits");
   }
 
   @Test

@@ -8,15 +8,21 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * left); one of the 2 is stopped with {@code SIGSTOP} past the session timeout, its tasks move to
  * the other, and it is resumed (a zombie, which must decide nothing and rejoin); then both are
  * stopped with {@code SIGTERM}. The independent {@link Checker} finds every input record exactly
- * once in the files, the table and the output topic, nothing prepared, open or in progress.
+ * once in the files, the table and the output topic, nothing prepared, open or in progress, and
+ * the group's committed offsets, which each task commits with its checkpoints, where each input
+ * partition ends.
  */
 class GroupWorkersIT {
 
@@ -104,6 +112,29 @@ class GroupWorkersIT {
       workers.forEach(ChildJob::close);
     }
     assertEquals(List.of(), check(servers, files, table, output, id), String.join("\n----\n", outputs));
+    assertEquals(endOffsets(servers, input), committedOffsets(servers, id),
+        "each partition's offsets, committed with its last decided checkpoint, are where its input ends");
+  }
+
+  private static Map<Integer, Long> endOffsets(Servers servers, String topic) throws Exception {
+    try (var admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrap()))) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < PARTITIONS; p++) {
+        latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      }
+      Map<Integer, Long> ends = new TreeMap<>();
+      admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+      return ends;
+    }
+  }
+
+  private static Map<Integer, Long> committedOffsets(Servers servers, String group) throws Exception {
+    try (var admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrap()))) {
+      Map<Integer, Long> committed = new TreeMap<>();
+      admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+          .forEach((tp, om) -> committed.put(tp.partition(), om == null ? -1 : om.offset()));
+      return committed;
+    }
   }
 
   /** The worker's name, from its first line. */
@@ -156,8 +187,8 @@ class GroupWorkersIT {
   }
 
   private static void createTopic(Servers servers, String topic) throws Exception {
-    try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers", servers.bootstrap()))) {
-      admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, PARTITIONS, (short) 1)))
+    try (var admin = Admin.create(Map.of("bootstrap.servers", servers.bootstrap()))) {
+      admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1)))
           .all().get(30, TimeUnit.SECONDS);
     }
   }

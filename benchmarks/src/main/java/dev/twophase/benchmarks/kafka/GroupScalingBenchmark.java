@@ -15,14 +15,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -39,6 +43,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Produced;
 
 /**
@@ -60,11 +65,15 @@ import org.apache.kafka.streams.kstream.Produced;
  * <p>twophase: a task per input partition, a Kafka participant per task with KIP-447 input
  * offsets, on a {@link KafkaStateLog} (take-over on), {@code maxPendingCheckpoints(2, BLOCK)}.
  * Speed is measured here, never asserted in tests. Arguments: {@code [rounds] [records]
- * [commit interval ms]}.
+ * [commit interval ms]}; {@code -Dbench.variants=twophase-2,streams-2} runs only those (of
+ * {@code twophase-1..3} and {@code streams-1..3}); {@code -Dbench.heartbeatMs=n} sets both kinds
+ * of workers' {@code heartbeat.interval.ms}.
  */
 public final class GroupScalingBenchmark {
 
   private static final int PARTITIONS = 6;
+  /** {@code -Dbench.heartbeatMs}: both kinds of workers' {@code heartbeat.interval.ms}, or null for Kafka's default. */
+  private static final Long HEARTBEAT_MS = Long.getLong("bench.heartbeatMs");
   private static final byte[] VALUE = new byte[100];
   private static final OperatingSystemMXBean OS =
       (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -86,12 +95,15 @@ public final class GroupScalingBenchmark {
       String input = "group-bench-in";
       createTopic(bootstrap, input, PARTITIONS);
       fill(bootstrap, input, records);
-      List<String> variants = List.of("twophase-1", "streams-1", "twophase-2", "streams-2", "twophase-3",
-          "streams-3");
+      List<String> variants = List.of(System.getProperty("bench.variants",
+          "twophase-1,streams-1,twophase-2,streams-2,twophase-3,streams-3").split(","));
       Map<String, List<Result>> results = new LinkedHashMap<>();
       variants.forEach(v -> results.put(v, new ArrayList<>()));
-      run(bootstrap, dir, input, "twophase-1", records, commitMs); // warm-up, not counted
-      run(bootstrap, dir, input, "streams-1", records, commitMs);
+      for (String v : variants) {
+        if (v.endsWith("-1")) {
+          run(bootstrap, dir, input, v, records, commitMs); // warm-up, not counted
+        }
+      }
       for (int round = 0; round < rounds; round++) {
         List<String> order = new ArrayList<>(variants);
         Collections.rotate(order, round);
@@ -107,6 +119,9 @@ public final class GroupScalingBenchmark {
       System.out.printf(Locale.ROOT, "%d records, 6 partitions, commit interval %d ms, %d rounds (medians)%n",
           records, commitMs, rounds);
       for (int workers = 1; workers <= 3; workers++) {
+        if (!results.containsKey("twophase-" + workers) || !results.containsKey("streams-" + workers)) {
+          continue;
+        }
         Result t = median(results.get("twophase-" + workers));
         Result s = median(results.get("streams-" + workers));
         System.out.printf(Locale.ROOT, "%d worker(s): twophase %.0f rec/s %.1f us/rec, streams %.0f rec/s %.1f us/rec;"
@@ -133,11 +148,12 @@ public final class GroupScalingBenchmark {
     try (OutputCounter counter = new OutputCounter(bootstrap, output, records)) {
       if (variant.startsWith("twophase")) {
         for (int w = 0; w < workers; w++) {
-          running.add(twophaseWorker(bootstrap, input, output, id, w, commitMs));
+          running.add(twophaseWorker(bootstrap, input, id, w, commitMs,
+              RecordMapper.toTopic(output, new ByteArraySerializer())));
         }
       } else {
         for (int w = 0; w < workers; w++) {
-          running.add(streamsWorker(bootstrap, dir, input, output, id, w, commitMs));
+          running.add(streamsWorker(bootstrap, dir, input, output, id, w, commitMs, null));
         }
       }
       return counter.await(Duration.ofMinutes(10));
@@ -148,27 +164,35 @@ public final class GroupScalingBenchmark {
     }
   }
 
-  private static AutoCloseable twophaseWorker(String bootstrap, String input, String output, String id, int w,
-      int commitMs) {
+  /**
+   * Starts a {@link GroupRunner} worker of group {@code id} that copies {@code input} to what
+   * {@code records} makes of each value; closing it stops the worker and closes its log.
+   */
+  static AutoCloseable twophaseWorker(String bootstrap, String input, String id, int w, int commitMs,
+      RecordMapper<byte[]> records) {
     KafkaStateLog log = KafkaStateLog.builder(Map.of("bootstrap.servers", bootstrap), "log-" + id)
         .ownerName("worker-" + w)
         .takeOver(true)
         .createTopic(1, (short) 1)
         .build();
-    Map<String, Object> consumer = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ConsumerConfig.GROUP_ID_CONFIG, id, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    Map<String, Object> consumer = new HashMap<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.GROUP_ID_CONFIG, id, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"));
+    if (HEARTBEAT_MS != null) {
+      consumer.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, HEARTBEAT_MS.intValue());
+    }
     GroupRunner<byte[], byte[]> runner = GroupRunner.builder(consumer, new ByteArrayDeserializer(),
             new ByteArrayDeserializer())
         .topics(input)
+        .taskThreads(Integer.getInteger("bench.taskThreads", 4))
         .stateLog(log)
         .coordinatorConfig(CoordinatorConfig.custom()
             .checkpointInterval(Duration.ofMillis(commitMs))
-            .maxPendingCheckpoints(2, CoordinatorConfig.WhenPendingFull.BLOCK)
+            .maxPendingCheckpoints(Integer.getInteger("bench.maxPending", 2), CoordinatorConfig.WhenPendingFull.BLOCK)
             .build())
         .tasks(task -> {
           Output<byte[]> out = task.output("out", KafkaParticipant.<byte[]>builder(Map.of(
                   ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap, ProducerConfig.LINGER_MS_CONFIG, 5))
-              .records(RecordMapper.toTopic(output, new ByteArraySerializer()))
+              .records(records)
               .transactionalIdPrefix(id)
               .consumedOffsets(task.consumedOffsets())
               .build());
@@ -183,8 +207,13 @@ public final class GroupScalingBenchmark {
     };
   }
 
-  private static AutoCloseable streamsWorker(String bootstrap, Path dir, String input, String output, String id,
-      int w, int commitMs) throws Exception {
+  /**
+   * Starts a Kafka Streams instance (one stream thread) of application {@code id} that copies
+   * {@code input} to {@code output}: each value as it is if {@code values} is null, else what it
+   * makes of it, into the partition that its value's first byte names.
+   */
+  static AutoCloseable streamsWorker(String bootstrap, Path dir, String input, String output, String id,
+      int w, int commitMs, UnaryOperator<byte[]> values) throws Exception {
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, id);
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -194,9 +223,17 @@ public final class GroupScalingBenchmark {
     p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(dir.resolve("streams-" + id + "-" + w)).toString());
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    if (HEARTBEAT_MS != null) {
+      p.put(StreamsConfig.consumerPrefix(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), HEARTBEAT_MS.intValue());
+    }
     StreamsBuilder builder = new StreamsBuilder();
-    builder.stream(input, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
-        .to(output, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+    KStream<byte[], byte[]> in = builder.stream(input, Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()));
+    if (values == null) {
+      in.to(output, Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+    } else {
+      in.mapValues(values::apply).to(output, Produced.with(Serdes.ByteArray(), Serdes.ByteArray())
+          .withStreamPartitioner((topic, key, value, n) -> Optional.of(Set.of((int) value[0]))));
+    }
     KafkaStreams streams = new KafkaStreams(builder.build(), p);
     streams.start();
     return () -> streams.close(Duration.ofMinutes(2));
@@ -211,15 +248,8 @@ public final class GroupScalingBenchmark {
     private final int expected;
 
     OutputCounter(String bootstrap, String topic, int expected) {
-      this.consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-          ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed", ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000),
-          new ByteArrayDeserializer(), new ByteArrayDeserializer());
-      List<TopicPartition> partitions = new ArrayList<>();
-      for (int i = 0; i < PARTITIONS; i++) {
-        partitions.add(new TopicPartition(topic, i));
-      }
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
+      this.consumer = readCommitted(bootstrap, topic, PARTITIONS,
+          Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 10_000));
       this.expected = expected;
     }
 
@@ -255,7 +285,27 @@ public final class GroupScalingBenchmark {
     }
   }
 
-  private static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
+  /**
+   * A {@code read_committed} consumer of partitions {@code 0 .. partitions - 1} of {@code topic},
+   * from their beginning, with {@code settings} besides.
+   */
+  static KafkaConsumer<byte[], byte[]> readCommitted(String bootstrap, String topic, int partitions,
+      Map<String, Object> settings) {
+    Map<String, Object> config = new HashMap<>(settings);
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer());
+    List<TopicPartition> all = new ArrayList<>();
+    for (int i = 0; i < partitions; i++) {
+      all.add(new TopicPartition(topic, i));
+    }
+    consumer.assign(all);
+    consumer.seekToBeginning(all);
+    return consumer;
+  }
+
+  static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
     }

@@ -5,6 +5,7 @@ import dev.twophase.annotation.Internal;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -53,7 +54,7 @@ public final class LeftoverSweeper {
     }
     Set<Path> dirs = new LinkedHashSet<>();
     int[] deleted = {0};
-    Files.walkFileTree(base, new SimpleFileVisitor<>() {
+    Files.walkFileTree(base, new SharedTreeVisitor() {
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
         warnIfLink(file, attrs);
@@ -76,6 +77,30 @@ public final class LeftoverSweeper {
     return deleted[0];
   }
 
+  /**
+   * Walks a tree that other writers change meanwhile (other tasks and processes sharing the base
+   * directory commit parts by renaming them, and write claim files through temporary ones): an
+   * entry that vanished between its listing and its visit has nothing left to search or delete,
+   * and is passed over; any other failure ends the walk.
+   */
+  private static class SharedTreeVisitor extends SimpleFileVisitor<Path> {
+    @Override
+    public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+      if (e instanceof NoSuchFileException) {
+        return FileVisitResult.CONTINUE;
+      }
+      throw e;
+    }
+
+    @Override
+    public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+      if (e == null || e instanceof NoSuchFileException) {
+        return FileVisitResult.CONTINUE;
+      }
+      throw e;
+    }
+  }
+
   private static void warnIfLink(Path file, BasicFileAttributes attrs) {
     if (attrs.isSymbolicLink()) {
       LOG.warn("{} is a symbolic link: the file participant follows no links below its base "
@@ -90,7 +115,7 @@ public final class LeftoverSweeper {
       return false;
     }
     boolean[] found = {false};
-    Files.walkFileTree(base, new SimpleFileVisitor<>() {
+    Files.walkFileTree(base, new SharedTreeVisitor() {
       @Override
       public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
         warnIfLink(file, attrs);

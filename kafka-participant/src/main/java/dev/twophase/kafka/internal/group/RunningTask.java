@@ -52,6 +52,8 @@ public final class RunningTask<K, V> {
   private Coordinator coordinator;
   /** The next input offset to process. */
   private long position;
+  /** Whether the coordinator's start restored a position (and the consumer was sought there). */
+  private boolean restored;
   /** Where the consumer must seek to, after a failed checkpoint rewound the task; -1 if nowhere. */
   private volatile long rewoundTo = -1;
 
@@ -108,7 +110,6 @@ public final class RunningTask<K, V> {
       throw new FatalTwoPhaseException("task " + task.taskId + " of group '" + group + "': its TaskFactory failed: "
           + e + ". Nothing of the task was processed; fix the factory (its partition goes back to the group)", e);
     }
-    task.position = consumer.position(partition);
     Coordinator.Builder builder = Coordinator.builder(coordinatorId, log)
         .config(config)
         .applicationState(ApplicationState.of(TaskPosition.codec(), task::snapshot, task::restore,
@@ -118,6 +119,21 @@ public final class RunningTask<K, V> {
       builder.listener(listener);
     }
     task.coordinator = builder.build(); // closes the participants if it fails
+    if (!task.restored) {
+      // No checkpoint to resume from: the group's committed offset, or the reset policy. Asked
+      // only now: until recovery aborted what earlier owners left open, input offsets pending in
+      // one of their transactions hold the broker's answer back, for up to its timeout
+      try {
+        task.position = consumer.position(partition);
+      } catch (RuntimeException | Error e) {
+        try {
+          task.coordinator.close();
+        } catch (RuntimeException | Error closing) {
+          e.addSuppressed(closing);
+        }
+        throw e;
+      }
+    }
     setup.bind(task.coordinator);
     LOG.info("task {} of group '{}' runs: coordinator '{}', owner epoch {}, last decided checkpoint {}, "
             + "resuming at offset {}", task.taskId, group, coordinatorId, task.coordinator.ownerEpoch(),
@@ -148,6 +164,7 @@ public final class RunningTask<K, V> {
   }
 
   private void seek(long next) {
+    restored = true;
     position = next;
     consumer.seek(partition, next);
     offsets.forget(List.of(partition));

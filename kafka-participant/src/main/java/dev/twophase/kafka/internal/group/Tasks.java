@@ -99,6 +99,10 @@ public final class Tasks<K, V> implements ConsumerRebalanceListener {
 
   @Override
   public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+    // A revocation of a cooperative rebalance comes once the new generation is in: the last
+    // checkpoints' input offsets must go under it (under the last poll's, the broker refuses them
+    // with ILLEGAL_GENERATION and the tasks go without their last decision)
+    groupMetadata = consumer.groupMetadata();
     for (TopicPartition p : partitions) {
       RunningTask<K, V> task = remove(p);
       if (task != null) {

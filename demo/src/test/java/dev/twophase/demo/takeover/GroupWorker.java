@@ -75,9 +75,14 @@ public final class GroupWorker {
                     st.setBigDecimal(3, o.amount());
                   })
               .build());
+          // A decided transaction must be committed within transaction.timeout.ms of its first
+          // record, however long its owner is down. Here a worker stopped with SIGSTOP right after
+          // a decision is down for the session timeout, the claims that wait on its database row
+          // locks (lock_timeout) and the hand-overs of the rebalances: well over a minute at worst
           Output<String> topic = setup.output("kafka", KafkaParticipant.<String>builder(Map.of(
                   ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, a.get("bootstrap"),
-                  ProducerConfig.LINGER_MS_CONFIG, 5))
+                  ProducerConfig.LINGER_MS_CONFIG, 5,
+                  ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 300_000))
               .records(RecordMapper.toTopic(a.get("output"), utf8))
               .transactionalIdPrefix(a.get("idPrefix"))
               .consumedOffsets(setup.consumedOffsets())
